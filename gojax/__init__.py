@@ -1,0 +1,48 @@
+"""gojax: the game of Go in JAX - pure, jittable, vmappable rules.
+
+Every rule function works on one game and takes the static
+:class:`GoConfig` first; batch it yourself::
+
+    import functools, jax, gojax
+    config = gojax.GoConfig(size=9)
+    step = jax.jit(jax.vmap(functools.partial(gojax.step, config)))
+
+Importing gojax does no JAX work.
+"""
+
+from gojax._coords import COLUMNS, from_gtp, to_gtp
+from gojax._diagram import from_ascii, from_board, parse_board, render
+from gojax._invariants import InvariantError, check_invariants
+from gojax._rules import board, init, legal_action_mask, resign, step, to_play
+from gojax._scoring import area, rewards, score, winner
+from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BLACK",
+    "COLUMNS",
+    "EMPTY",
+    "WHITE",
+    "GoConfig",
+    "GoState",
+    "InvariantError",
+    "KoRule",
+    "area",
+    "board",
+    "check_invariants",
+    "from_ascii",
+    "from_board",
+    "from_gtp",
+    "init",
+    "legal_action_mask",
+    "parse_board",
+    "render",
+    "resign",
+    "rewards",
+    "score",
+    "step",
+    "to_gtp",
+    "to_play",
+    "winner",
+]

@@ -1,0 +1,169 @@
+"""ASCII boards (host side): render a state, or build one from a diagram.
+
+Diagrams are what tests and notebooks write by hand::
+
+    . . X O .
+    . X O . O
+    . . X O .
+    . . . . .
+    . . . . .
+
+Black is ``X`` (also ``x``, ``B``, ``#``, ``@``, ``●``), white ``O`` (also
+``o``, ``W``, ``○``), empty ``.`` (also ``+``, ``-``, ``·``). Spaces are
+ignored, and so are the row numbers and the column-letter lines that
+:func:`render` prints, so a rendered board reads back unchanged.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from gojax import _zobrist
+from gojax._coords import COLUMNS
+from gojax._rules import board as board_of
+from gojax._rules import init
+from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState
+
+__all__ = ["from_ascii", "from_board", "parse_board", "render"]
+
+_STONE_CHARS = {
+    **dict.fromkeys("Xx#@B●", BLACK),
+    **dict.fromkeys("OoW○", WHITE),
+    **dict.fromkeys(".+-·", EMPTY),
+}
+_SHOW = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+
+
+def render(config: GoConfig, state: GoState, *, coordinates: bool = True) -> str:
+    """The board as text, ``X`` black, ``O`` white, last move in parentheses.
+
+    Args:
+      config: the rules.
+      state: one game (not batched).
+      coordinates: print GTP column letters and row numbers.
+    """
+    size = config.size
+    if np.ndim(state.stones) != 2:
+        raise ValueError(f"render takes one game; got stones of shape {np.shape(state.stones)}")
+    grid = np.asarray(board_of(config, state))
+    last = int(state.last_move)
+    header = "   " + " ".join(COLUMNS[:size])
+    lines = [header] if coordinates else []
+    for row in range(size):
+        gaps = [" "] * (size + 1)
+        if last >= 0 and last // size == row:
+            gaps[last % size], gaps[last % size + 1] = "(", ")"
+        cells = "".join(gap + _SHOW[int(v)] for gap, v in zip(gaps, grid[row])) + gaps[size]
+        if coordinates:
+            lines.append(f"{size - row:2d}{cells}{size - row:d}")
+        else:
+            lines.append(cells.strip())
+    if coordinates:
+        lines.append(header)
+    return "\n".join(lines)
+
+
+def parse_board(text: str, size: int | None = None) -> np.ndarray:
+    """An ``int8[N, N]`` board (0 empty, 1 black, 2 white) from a diagram.
+
+    Raises:
+      ValueError: naming the row and character, for an unknown character, rows
+        of different lengths, or a board that is not ``size`` x ``size``.
+    """
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        cells = "".join(ch for ch in line if not ch.isspace() and not ch.isdigit())
+        cells = cells.replace("(", "").replace(")", "")
+        if not cells or cells[0] == "A":  # blank line or column letters
+            continue
+        row = []
+        for ch in cells:
+            if ch not in _STONE_CHARS:
+                raise ValueError(f"diagram line {number}: unknown character {ch!r} in {line!r}")
+            row.append(_STONE_CHARS[ch])
+        rows.append(row)
+    if not rows:
+        raise ValueError("diagram has no board rows")
+    side = len(rows)
+    for index, row in enumerate(rows):
+        if len(row) != side:
+            raise ValueError(
+                f"diagram row {index + 1} has {len(row)} points, expected {side} (a square board)"
+            )
+    if size is not None and side != size:
+        raise ValueError(f"diagram is {side}x{side} but the config's board is {size}x{size}")
+    return np.asarray(rows, dtype=np.int8)
+
+
+def _chains_without_liberties(grid: np.ndarray) -> list[tuple[int, int]]:
+    """Points of the chains with no liberty (host-side flood fill)."""
+    size = grid.shape[0]
+    seen = np.zeros_like(grid, dtype=bool)
+    dead = []
+    for r0 in range(size):
+        for c0 in range(size):
+            if grid[r0, c0] == EMPTY or seen[r0, c0]:
+                continue
+            colour, stack, chain, free = grid[r0, c0], [(r0, c0)], [], False
+            seen[r0, c0] = True
+            while stack:
+                r, c = stack.pop()
+                chain.append((r, c))
+                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    if 0 <= rr < size and 0 <= cc < size:
+                        if grid[rr, cc] == EMPTY:
+                            free = True
+                        elif grid[rr, cc] == colour and not seen[rr, cc]:
+                            seen[rr, cc] = True
+                            stack.append((rr, cc))
+            if not free:
+                dead.extend(chain)
+    return dead
+
+
+def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
+    """A state holding the stones of ``int8[N, N]`` ``grid``, ``to_play`` to move.
+
+    The position becomes the start of the game's history (move number 0), as
+    setup or handicap stones do.
+
+    Raises:
+      ValueError: for a board of the wrong shape or values, a chain without a
+        liberty (named by its GTP vertex), or a bad ``to_play``.
+    """
+    grid = np.asarray(grid)
+    size = config.size
+    if grid.shape != (size, size):
+        raise ValueError(f"board has shape {grid.shape}, expected {(size, size)}")
+    if not np.isin(grid, (EMPTY, BLACK, WHITE)).all():
+        bad = sorted(set(np.unique(grid).tolist()) - {EMPTY, BLACK, WHITE})
+        raise ValueError(f"board values must be 0, 1 or 2; found {bad}")
+    if to_play not in (BLACK, WHITE):
+        raise ValueError(f"to_play must be 1 (black) or 2 (white), got {to_play!r}")
+    dead = _chains_without_liberties(grid)
+    if dead:
+        r, c = dead[0]
+        raise ValueError(f"the chain at {COLUMNS[c]}{size - r} has no liberty")
+    weights = (np.uint64(1) << np.arange(size, dtype=np.uint64)).astype(np.uint64)
+    stones = np.stack([(grid == colour).astype(np.uint64) @ weights for colour in (BLACK, WHITE)])
+    turn = to_play - 1
+    position = _zobrist.hash_of_board(size, grid)
+    state = init(config)
+    history = state.history
+    if config.history_length:
+        entry = position
+        if config.ko_rule == "situational":
+            entry = (position.astype(np.uint64) + _zobrist.tables(size).side[turn]) % (1 << 32)
+        history = history.at[0].set(jnp.asarray(entry.astype(np.uint32)))
+    return state.replace(
+        stones=jnp.asarray(stones.astype(np.uint32)),
+        turn=jnp.int8(turn),
+        hash=jnp.asarray(position),
+        history=history,
+    )
+
+
+def from_ascii(config: GoConfig, text: str, to_play: int = BLACK) -> GoState:
+    """A state from a diagram (see the module docstring), ``to_play`` to move."""
+    return from_board(config, parse_board(text, config.size), to_play)

@@ -1,0 +1,146 @@
+"""A host-side invariant checker for states, batched or not.
+
+It recomputes from scratch, in NumPy, what the engine maintains
+incrementally, and raises :class:`InvariantError` listing every game that
+breaks a rule of a well-formed state:
+
+* bits beyond the board are clear and no point holds two stones;
+* every chain has a liberty;
+* the incremental hash equals the hash from scratch, and the history entry
+  for the current move equals it (entries after it are zero);
+* counters are in range: turn, passes, ko point (empty or -1), captures,
+  loser, move number;
+* optionally, stones on the board plus stones lost equal stones placed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gojax import _zobrist
+from gojax._types import GoConfig, GoState
+
+__all__ = ["InvariantError", "chain_labels", "check_invariants"]
+
+
+class InvariantError(AssertionError):
+    """A state breaks an invariant; the message lists each game and problem."""
+
+
+def _boards(config: GoConfig, stones: np.ndarray) -> np.ndarray:
+    size = config.size
+    bits = (stones[..., None] >> np.arange(size, dtype=np.uint32)) & 1
+    return (bits[:, 0] + 2 * bits[:, 1]).astype(np.int8)
+
+
+def chain_labels(boards: np.ndarray) -> np.ndarray:
+    """Smallest flat index of each stone's chain, ``-1`` on empty points.
+
+    Args:
+      boards: ``int8[B, N, N]`` (0 empty, 1 black, 2 white).
+
+    Returns:
+      ``int64[B, N, N]``.
+    """
+    batch, size, _ = boards.shape
+    big = size * size
+    labels = np.where(boards > 0, np.arange(big).reshape(size, size), big)
+    while True:
+        best = labels.copy()
+        for axis, shift in ((1, 1), (1, -1), (2, 1), (2, -1)):
+            moved = np.roll(labels, shift, axis=axis)
+            same = np.roll(boards, shift, axis=axis) == boards
+            edge = [slice(None)] * 3
+            edge[axis] = 0 if shift == 1 else -1
+            same[tuple(edge)] = False
+            best = np.where(same & (boards > 0), np.minimum(best, moved), best)
+        if np.array_equal(best, labels):
+            return np.where(boards > 0, labels, -1)
+        labels = best
+
+
+def _has_liberty(boards: np.ndarray) -> np.ndarray:
+    """``bool[B, N, N]``: the point is next to an empty point."""
+    empty = np.pad(boards == 0, ((0, 0), (1, 1), (1, 1)))
+    return empty[:, :-2, 1:-1] | empty[:, 2:, 1:-1] | empty[:, 1:-1, :-2] | empty[:, 1:-1, 2:]
+
+
+def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
+    """Raises :class:`InvariantError` if any game in ``state`` is malformed.
+
+    Args:
+      config: the rules.
+      state: one game or a batch (any number of leading axes).
+      placed: optional ``int[..., 2]`` number of stones each colour has put
+        on the board (setup stones included); if given, checks
+        ``on_board[c] + captures[other] == placed[c]``.
+    """
+    size, num_points = config.size, config.num_points
+    fields = {name: np.asarray(getattr(state, name)) for name in state.__dataclass_fields__}
+    lead = fields["stones"].shape[:-2]
+    games = int(np.prod(lead, dtype=np.int64))
+    flat = {name: value.reshape((games,) + value.shape[len(lead) :]) for name, value in fields.items()}
+    stones = flat["stones"].astype(np.uint32)
+    problems: list[str] = []
+
+    def report(mask: np.ndarray, message: str) -> None:
+        for game in np.flatnonzero(mask)[:5]:
+            problems.append(f"game {game}: {message}")
+
+    report(np.any(stones >> np.uint32(size), axis=(1, 2)), "bits set beyond the board")
+    report(np.any(stones[:, 0] & stones[:, 1], axis=1), "a point holds two stones")
+    boards = _boards(config, stones)
+    labels = chain_labels(boards)
+    free = _has_liberty(boards)
+    for game in range(boards.shape[0]):
+        chains = labels[game][boards[game] > 0]
+        alive = np.unique(labels[game][(boards[game] > 0) & free[game]])
+        dead = np.setdiff1d(np.unique(chains), alive)
+        if dead.size:
+            problems.append(f"game {game}: chain at point {int(dead[0])} has no liberty")
+
+    keys = _zobrist.tables(size).points.astype(np.uint64)
+    flat_boards = boards.reshape(boards.shape[0], num_points)
+    scratch = sum((flat_boards == colour + 1)[..., None] * keys[colour] for colour in range(2))
+    scratch = (scratch.sum(axis=1) % (1 << 32)).astype(np.uint32)
+    report(np.any(scratch != flat["hash"], axis=1), "incremental hash differs from the hash from scratch")
+
+    move = flat["move_number"].astype(np.int64)
+    turn = flat["turn"].astype(np.int64)
+    report((turn < 0) | (turn > 1), "turn is not 0 or 1")
+    report(move < 0, "negative move number")
+    report(move > config.move_cap, "move number beyond the move cap")
+    report((flat["passes"] < 0) | (flat["passes"] > 2), "passes out of range")
+    report(np.any(flat["captures"] < 0, axis=1), "negative captures")
+    report(~np.isin(flat["loser"], (0, 1, 2)), "loser is not 0, 1 or 2")
+    report(flat["truncated"] & flat["terminated"], "both terminated and truncated")
+    ko = flat["ko_point"].astype(np.int64)
+    ko_bad = (ko < -1) | (ko >= num_points)
+    ko_safe = np.clip(ko, 0, num_points - 1)
+    ko_bad |= (ko >= 0) & (flat_boards[np.arange(len(ko)), ko_safe] != 0)
+    report(ko_bad, "ko point is not -1 or an empty point")
+
+    if config.history_length:
+        history = flat["history"]
+        index = np.clip(move, 0, config.history_length - 1)
+        current = history[np.arange(len(move)), index]
+        expected = scratch.astype(np.uint64)
+        if config.ko_rule == "situational":
+            expected = expected + _zobrist.tables(size).side[turn].astype(np.uint64)
+        expected = (expected % (1 << 32)).astype(np.uint32)
+        report(
+            np.any(current != expected, axis=1), "history entry for the current move differs from the hash"
+        )
+        later = np.arange(config.history_length)[None, :] > move[:, None]
+        report(
+            np.any(later[..., None] & (history != 0), axis=(1, 2)), "history entries after the current move"
+        )
+
+    if placed is not None:
+        placed = np.asarray(placed).reshape(-1, 2)
+        on_board = np.stack([(flat_boards == 1).sum(1), (flat_boards == 2).sum(1)], axis=1)
+        lost = flat["captures"][:, ::-1].astype(np.int64)
+        report(np.any(on_board + lost != placed, axis=1), "stones on board + stones lost != stones placed")
+
+    if problems:
+        raise InvariantError("\n".join(problems))

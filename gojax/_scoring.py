@@ -1,0 +1,62 @@
+"""Tromp-Taylor area scoring, the winner and per-player rewards.
+
+Scoring floods empty regions, so it is computed only when asked for - never
+inside :func:`gojax.step`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from gojax import _bitboard as bb
+from gojax._types import GoConfig, GoState
+
+__all__ = ["area", "rewards", "score", "winner"]
+
+
+def area(config: GoConfig, state: GoState) -> jax.Array:
+    """Tromp-Taylor area of each colour: ``int32[2]`` (black, white).
+
+    A point counts for a colour if it holds a stone of that colour, or if it
+    is empty and every empty region path from it reaches stones of that colour
+    only (an empty region touching both colours, or neither, counts for no one).
+    """
+    size = config.size
+    stones = state.stones
+    empty = bb.row_mask(size) & ~(stones[0] | stones[1])
+    reach = bb.flood_fill(bb.neighbours(stones, size), empty[None], size)
+    territory = jnp.stack([reach[0] & ~reach[1], reach[1] & ~reach[0]])
+    return bb.count(stones) + bb.count(territory)
+
+
+def score(config: GoConfig, state: GoState) -> jax.Array:
+    """Tromp-Taylor area score: black area minus white area minus komi, ``float32[]``."""
+    black, white = area(config, state)
+    return (black - white).astype(jnp.float32) - jnp.float32(config.komi)
+
+
+def winner(config: GoConfig, state: GoState) -> jax.Array:
+    """Stone value of the winner, ``int8[]``: 1 black, 2 white, 0 draw.
+
+    A player who resigned or played an illegal move loses; otherwise the area
+    score decides (also for a game still in progress or truncated - the caller
+    decides whether that adjudication is meaningful).
+    """
+    result = score(config, state)
+    by_score = jnp.where(result > 0, 1, jnp.where(result < 0, 2, 0))
+    by_forfeit = 3 - state.loser
+    return jnp.where(state.loser > 0, by_forfeit, by_score).astype(jnp.int8)
+
+
+def rewards(config: GoConfig, state: GoState) -> jax.Array:
+    """Reward of each player, ``float32[2]`` (black, white).
+
+    +1 for the winner and -1 for the loser of a *terminated* game, 0 each for
+    a draw; zero while the game runs and for a truncated game (the move cap
+    is a time limit, not a result).
+    """
+    won = winner(config, state)
+    black = jnp.where(won == 1, 1.0, jnp.where(won == 2, -1.0, 0.0))
+    black = jnp.where(state.terminated, black, 0.0).astype(jnp.float32)
+    return jnp.stack([black, -black])

@@ -1,0 +1,170 @@
+"""Types shared across gojax: the static rules config and the game-state pytree.
+
+Shape conventions used in every docstring of the package:
+
+* ``N`` - board side (``config.size``), 2..25.
+* ``P = N * N`` - number of points; point ``row * N + col`` with row 0 at the
+  **top** (SGF order).
+* ``A = P + 1`` - number of actions; action ``P`` is pass.
+* ``H = config.move_cap + 1`` - length of the position-hash history (0 under
+  the simple ko rule, which needs no history).
+* ``B`` - a batch dimension added by the user's ``jax.vmap``.
+
+Colours: inside the state a colour is an *index* (0 black, 1 white); at the
+public API a colour is a *stone value* (1 black, 2 white), as in
+:func:`gojax.board`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+
+__all__ = ["BLACK", "EMPTY", "WHITE", "GoConfig", "GoState", "KoRule"]
+
+KoRule = Literal["simple", "positional", "situational"]
+
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+
+MIN_SIZE = 2
+MAX_SIZE = 25  # GTP's range; a row of the board must fit one uint32 word.
+_KO_RULES = ("simple", "positional", "situational")
+
+
+@dataclasses.dataclass(frozen=True)
+class GoConfig:
+    """Static rules of a game: everything that fixes shapes and branches.
+
+    A ``GoConfig`` is frozen and hashable, so it can be closed over with
+    ``functools.partial`` or passed as a static argument to ``jax.jit``;
+    ``step`` traces once per distinct config.
+
+    Attributes:
+      size: board side ``N``, 2..25.
+      komi: points given to white; a whole number allows draws.
+      ko_rule: ``"simple"`` (only the immediate ko recapture is banned),
+        ``"positional"`` (no move may recreate any earlier board position -
+        the computer-Go standard) or ``"situational"`` (no move may recreate
+        an earlier board position with the same player to move).
+      suicide: whether a move that leaves its own chain without liberties is
+        legal (it then removes that chain), as in Tromp-Taylor and New Zealand
+        rules. Default ``False``.
+      max_moves: the move cap: after this many moves (passes included) the game
+        ends as *truncated*. ``None`` means the default cap ``2 * N * N``.
+    """
+
+    size: int = 19
+    komi: float = 7.5
+    ko_rule: KoRule = "positional"
+    suicide: bool = False
+    max_moves: int | None = None
+
+    def __post_init__(self):
+        if isinstance(self.size, bool) or not isinstance(self.size, int):
+            raise ValueError(f"size must be an int, got {self.size!r}")
+        if not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise ValueError(f"size must be in [{MIN_SIZE}, {MAX_SIZE}], got {self.size}")
+        try:
+            komi = float(self.komi)
+        except (TypeError, ValueError):
+            raise ValueError(f"komi must be a number, got {self.komi!r}") from None
+        if not math.isfinite(komi):
+            raise ValueError(f"komi must be finite, got {self.komi!r}")
+        object.__setattr__(self, "komi", komi)
+        if self.ko_rule not in _KO_RULES:
+            raise ValueError(f"ko_rule must be one of {_KO_RULES}, got {self.ko_rule!r}")
+        if not isinstance(self.suicide, bool):
+            raise ValueError(f"suicide must be a bool, got {self.suicide!r}")
+        if self.max_moves is not None:
+            if isinstance(self.max_moves, bool) or not isinstance(self.max_moves, int):
+                raise ValueError(f"max_moves must be None or an int, got {self.max_moves!r}")
+            if not 1 <= self.max_moves <= 32767:
+                raise ValueError(f"max_moves must be in [1, 32767], got {self.max_moves}")
+
+    @property
+    def num_points(self) -> int:
+        """``P = N * N``."""
+        return self.size * self.size
+
+    @property
+    def num_actions(self) -> int:
+        """``A = P + 1`` (the last action is pass)."""
+        return self.num_points + 1
+
+    @property
+    def pass_action(self) -> int:
+        """The pass action, ``P``."""
+        return self.num_points
+
+    @property
+    def move_cap(self) -> int:
+        """The effective move cap: ``max_moves`` or ``2 * P`` when it is ``None``."""
+        return 2 * self.num_points if self.max_moves is None else self.max_moves
+
+    @property
+    def history_length(self) -> int:
+        """``H``: hashes stored for superko (0 under the simple ko rule)."""
+        return 0 if self.ko_rule == "simple" else self.move_cap + 1
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class GoState:
+    """One game of Go (add a leading ``B`` to every field under ``jax.vmap``).
+
+    The board is bit-packed: ``stones[c, r]`` has bit ``k`` set when point
+    ``(r, k)`` holds a stone of colour index ``c`` (0 black, 1 white). Use
+    :func:`gojax.board` for an ``int8[N, N]`` view.
+
+    Attributes:
+      stones: ``uint32[2, N]`` bitboards, black then white.
+      turn: ``int8[]`` colour index to move (0 black, 1 white).
+      hash: ``uint32[2]`` 64-bit Zobrist hash of the stones (two 32-bit words).
+      history: ``uint32[H, 2]`` hash of the position after each move
+        (``history[0]`` is the start position); entries past ``move_number``
+        are zero. Under the situational rule each entry also encodes the
+        player to move.
+      move_number: ``int32[]`` moves played, passes included.
+      passes: ``int8[]`` consecutive passes just played.
+      ko_point: ``int16[]`` point the player to move may not take back under
+        the simple ko rule, or -1.
+      captures: ``int16[2]`` stones removed from the board by black, by white
+        (the other side's stones they captured, plus stones the *other* side
+        lost to its own suicide).
+      last_move: ``int16[]`` last action played (``P`` for pass) or -1.
+      terminated: ``bool[]`` game over by two passes, resignation or an
+        illegal move.
+      truncated: ``bool[]`` game stopped by the move cap.
+      loser: ``int8[]`` stone value (1 black, 2 white) of a player who resigned
+        or played an illegal move, else 0.
+      illegal_move: ``bool[]`` the game ended because of an illegal action.
+    """
+
+    stones: jax.Array
+    turn: jax.Array
+    hash: jax.Array
+    history: jax.Array
+    move_number: jax.Array
+    passes: jax.Array
+    ko_point: jax.Array
+    captures: jax.Array
+    last_move: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    loser: jax.Array
+    illegal_move: jax.Array
+
+    def replace(self, **changes) -> GoState:
+        """Returns a copy with the given fields replaced."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def done(self) -> jax.Array:
+        """``bool[]``: terminated or truncated."""
+        return jnp.logical_or(self.terminated, self.truncated)
