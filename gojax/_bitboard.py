@@ -126,5 +126,5 @@ def key_sum(x: jax.Array, keys: jax.Array, size: int) -> jax.Array:
     Returns:
       ``uint32[..., 2]``.
     """
-    grid = to_grid(x, size).reshape(x.shape[:-1] + (size * size, 1))
+    grid = to_grid(x, size).reshape((*x.shape[:-1], size * size, 1))
     return jnp.sum(jnp.where(grid, keys, jnp.uint32(0)), axis=-2, dtype=jnp.uint32)

@@ -54,7 +54,7 @@ def render(config: GoConfig, state: GoState, *, coordinates: bool = True) -> str
         gaps = [" "] * (size + 1)
         if last >= 0 and last // size == row:
             gaps[last % size], gaps[last % size + 1] = "(", ")"
-        cells = "".join(gap + _SHOW[int(v)] for gap, v in zip(gaps, grid[row])) + gaps[size]
+        cells = "".join(gap + _SHOW[int(v)] for gap, v in zip(gaps, grid[row], strict=False)) + gaps[size]
         if coordinates:
             lines.append(f"{size - row:2d}{cells}{size - row:d}")
         else:

@@ -42,7 +42,7 @@ def chain_labels(boards: np.ndarray) -> np.ndarray:
     Returns:
       ``int64[B, N, N]``.
     """
-    batch, size, _ = boards.shape
+    _batch, size, _ = boards.shape
     big = size * size
     labels = np.where(boards > 0, np.arange(big).reshape(size, size), big)
     while True:
@@ -79,7 +79,7 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     fields = {name: np.asarray(getattr(state, name)) for name in state.__dataclass_fields__}
     lead = fields["stones"].shape[:-2]
     games = int(np.prod(lead, dtype=np.int64))
-    flat = {name: value.reshape((games,) + value.shape[len(lead) :]) for name, value in fields.items()}
+    flat = {name: value.reshape((games, *value.shape[len(lead) :])) for name, value in fields.items()}
     stones = flat["stones"].astype(np.uint32)
     problems: list[str] = []
 

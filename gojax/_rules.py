@@ -221,7 +221,7 @@ def _neighbour_table(size: int) -> np.ndarray:
 
 
 def _pad(x: jax.Array, value) -> jax.Array:
-    return jnp.concatenate([x, jnp.full((1,) + x.shape[1:], value, x.dtype)])
+    return jnp.concatenate([x, jnp.full((1, *x.shape[1:]), value, x.dtype)])
 
 
 def _chain_labels(same: jax.Array, stone: jax.Array, nbr: np.ndarray) -> jax.Array:
