@@ -1,0 +1,102 @@
+"""jit and vmap: batched results equal unbatched ones, and ``step`` traces once per config."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import gojax
+
+CONFIG = gojax.GoConfig(size=7, max_moves=60)
+BATCH = 12
+
+
+def _random_batch(config, batch, moves, seed):
+    """A batch of mid-game states and the actions each game played to reach them."""
+    step = jax.jit(jax.vmap(functools.partial(gojax.step, config)))
+    legal = jax.jit(jax.vmap(functools.partial(gojax.legal_action_mask, config)))
+    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
+    key = jax.random.PRNGKey(seed)
+    played = []
+    for _ in range(moves):
+        key, sub = jax.random.split(key)
+        logits = jnp.where(legal(state), 0.0, -jnp.inf).at[:, config.num_points].add(-3.0)
+        action = jax.random.categorical(sub, logits)
+        played.append(np.asarray(action))
+        state = step(state, action)
+    return state, np.stack(played, axis=1)
+
+
+def _game(state, index):
+    return jax.tree.map(lambda x: x[index], state)
+
+
+@pytest.fixture(scope="module")
+def batch():
+    return _random_batch(CONFIG, BATCH, moves=40, seed=1)
+
+
+def test_batched_replay_equals_unbatched_replay(batch):
+    batched, played = batch
+    single_step = jax.jit(functools.partial(gojax.step, CONFIG))  # jit, no vmap
+    for game in (0, 5, BATCH - 1):
+        single = gojax.init(CONFIG)
+        for number, action in enumerate(played[game]):
+            if game == 0 and number < 6:
+                single = gojax.step(CONFIG, single, int(action))  # eager: no jit, no vmap
+            else:
+                single = single_step(single, int(action))
+        expected = _game(batched, game)
+        for name in single.__dataclass_fields__:
+            np.testing.assert_array_equal(getattr(single, name), getattr(expected, name), err_msg=name)
+
+
+def test_vmapped_mask_and_score_equal_per_game_results(batch):
+    batched, _ = batch
+    masks = jax.jit(jax.vmap(functools.partial(gojax.legal_action_mask, CONFIG)))(batched)
+    scores = jax.jit(jax.vmap(functools.partial(gojax.score, CONFIG)))(batched)
+    single_mask = jax.jit(functools.partial(gojax.legal_action_mask, CONFIG))  # jit, no vmap
+    single_score = jax.jit(functools.partial(gojax.score, CONFIG))
+    for game in range(BATCH):
+        one = _game(batched, game)
+        np.testing.assert_array_equal(masks[game], single_mask(one))
+        assert float(scores[game]) == float(single_score(one))
+    one = _game(batched, 0)  # eager: no jit, no vmap
+    np.testing.assert_array_equal(masks[0], gojax.legal_action_mask(CONFIG, one))
+
+
+def test_step_traces_once_per_config():
+    traces = []
+
+    def counted(config, state, action):
+        traces.append(config)
+        return gojax.step(config, state, action)
+
+    jitted = jax.jit(counted, static_argnums=0)
+    first, second = gojax.GoConfig(size=5), gojax.GoConfig(size=5)
+    assert first == second and hash(first) == hash(second) and first is not second
+    state = gojax.init(first)
+    for config, action in ((first, 3), (second, 7), (first, 25), (second, 12)):
+        state = jitted(config, state, jnp.int32(action))
+    assert len(traces) == 1
+    jitted(gojax.GoConfig(size=5, komi=0.5), gojax.init(gojax.GoConfig(size=5, komi=0.5)), jnp.int32(0))
+    assert len(traces) == 2
+
+
+def test_library_does_no_jax_work_at_import():
+    import subprocess
+    import sys
+
+    # Any JAX computation initialises a backend; importing gojax must not.
+    code = (
+        "from jax._src import xla_bridge\n"
+        "import gojax, gojax._rules, gojax._scoring, gojax._diagram, gojax._invariants\n"
+        "assert not xla_bridge._backends, 'JAX work at import'\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
