@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import _zobrist
+
 __all__ = [
     "any_set",
     "count",
@@ -115,16 +117,26 @@ def lowest_point(x: jax.Array, size: int) -> jax.Array:
     return jnp.where(jnp.any(nonzero), row * size + col.astype(row.dtype), -1)
 
 
-def key_sum(x: jax.Array, keys: jax.Array, size: int) -> jax.Array:
-    """Sum (mod 2**32, per word) of ``keys[p]`` over the set points ``p`` of ``x``.
+def key_sum(x: jax.Array, colour: jax.Array, size: int) -> jax.Array:
+    """Zobrist hash of the stones ``x`` of colour index ``colour``.
+
+    Sum (mod 2**32, per word) of the keys of the set points, read from the
+    per-row byte tables of :func:`gojax._zobrist.tables`: ``N * ceil(N / 8)``
+    lookups.
 
     Args:
       x: ``uint32[..., N]`` sets of points.
-      keys: ``uint32[..., P, 2]`` keys (broadcast with ``x``'s leading axes).
+      colour: ``int[...]`` colour index of each set (broadcast with ``x[..., 0]``).
       size: ``N``.
 
     Returns:
       ``uint32[..., 2]``.
     """
-    grid = to_grid(x, size).reshape((*x.shape[:-1], size * size, 1))
-    return jnp.sum(jnp.where(grid, keys, jnp.uint32(0)), axis=-2, dtype=jnp.uint32)
+    table = jnp.asarray(_zobrist.tables(size).row_sums)  # [2, N, C, 256, 2]
+    chunks = table.shape[2]
+    shifts = (8 * jnp.arange(chunks, dtype=jnp.uint32))[None, :]
+    values = ((x[..., :, None] >> shifts) & 255).astype(jnp.int32)  # [..., N, C]
+    colour = jnp.asarray(colour, jnp.int32)[..., None, None]
+    rows = jnp.arange(size)[:, None]
+    parts = table[colour, rows, jnp.arange(chunks)[None, :], values]  # [..., N, C, 2]
+    return jnp.sum(parts, axis=(-3, -2), dtype=jnp.uint32)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _zobrist
+from gojax import _history, _zobrist
 from gojax._coords import COLUMNS
 from gojax._rules import board as board_of
 from gojax._rules import init
@@ -96,30 +96,29 @@ def parse_board(text: str, size: int | None = None) -> np.ndarray:
     return np.asarray(rows, dtype=np.int8)
 
 
-def _chains_without_liberties(grid: np.ndarray) -> list[tuple[int, int]]:
-    """Points of the chains with no liberty (host-side flood fill)."""
+def _chains(grid: np.ndarray) -> list[tuple[list[tuple[int, int]], int]]:
+    """Every chain of the board as (points, number of liberties), host-side flood fill."""
     size = grid.shape[0]
     seen = np.zeros_like(grid, dtype=bool)
-    dead = []
+    chains = []
     for r0 in range(size):
         for c0 in range(size):
             if grid[r0, c0] == EMPTY or seen[r0, c0]:
                 continue
-            colour, stack, chain, free = grid[r0, c0], [(r0, c0)], [], False
+            colour, stack, points, liberties = grid[r0, c0], [(r0, c0)], [], set()
             seen[r0, c0] = True
             while stack:
                 r, c = stack.pop()
-                chain.append((r, c))
+                points.append((r, c))
                 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
                     if 0 <= rr < size and 0 <= cc < size:
                         if grid[rr, cc] == EMPTY:
-                            free = True
+                            liberties.add((rr, cc))
                         elif grid[rr, cc] == colour and not seen[rr, cc]:
                             seen[rr, cc] = True
                             stack.append((rr, cc))
-            if not free:
-                dead.extend(chain)
-    return dead
+            chains.append((points, len(liberties)))
+    return chains
 
 
 def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
@@ -141,26 +140,39 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
         raise ValueError(f"board values must be 0, 1 or 2; found {bad}")
     if to_play not in (BLACK, WHITE):
         raise ValueError(f"to_play must be 1 (black) or 2 (white), got {to_play!r}")
-    dead = _chains_without_liberties(grid)
-    if dead:
-        r, c = dead[0]
-        raise ValueError(f"the chain at {COLUMNS[c]}{size - r} has no liberty")
-    weights = (np.uint64(1) << np.arange(size, dtype=np.uint64)).astype(np.uint64)
-    stones = np.stack([(grid == colour).astype(np.uint64) @ weights for colour in (BLACK, WHITE)])
+    in_atari = np.zeros_like(grid, dtype=bool)
+    for points, liberties in _chains(grid):
+        if liberties == 0:
+            r, c = points[0]
+            raise ValueError(f"the chain at {COLUMNS[c]}{size - r} has no liberty")
+        if liberties == 1:
+            in_atari[tuple(np.transpose(points))] = True
+    weights = np.uint64(1) << np.arange(size, dtype=np.uint64)
+
+    def bitboards(planes):
+        return jnp.asarray(
+            np.stack([plane.astype(np.uint64) @ weights for plane in planes]).astype(np.uint32)
+        )
+
     turn = to_play - 1
     position = _zobrist.hash_of_board(size, grid)
     state = init(config)
-    history = state.history
+    history, head, prev = _history.empty(config)
     if config.history_length:
-        entry = position
+        entry = position.astype(np.uint64)
         if config.ko_rule == "situational":
-            entry = (position.astype(np.uint64) + _zobrist.tables(size).side[turn]) % (1 << 32)
-        history = history.at[0].set(jnp.asarray(entry.astype(np.uint32)))
+            entry = entry + _zobrist.tables(size).side[turn]
+        entry = jnp.asarray((entry % (1 << 32)).astype(np.uint32))
+        count = jnp.int32(np.count_nonzero(grid))
+        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), entry, count)
     return state.replace(
-        stones=jnp.asarray(stones.astype(np.uint32)),
+        stones=bitboards([grid == BLACK, grid == WHITE]),
+        atari=bitboards([(grid == BLACK) & in_atari, (grid == WHITE) & in_atari]),
         turn=jnp.int8(turn),
         hash=jnp.asarray(position),
         history=history,
+        history_head=head,
+        history_prev=prev,
     )
 
 

@@ -5,9 +5,11 @@ incrementally, and raises :class:`InvariantError` listing every game that
 breaks a rule of a well-formed state:
 
 * bits beyond the board are clear and no point holds two stones;
-* every chain has a liberty;
+* every chain has a liberty, and ``atari`` holds exactly the stones of the
+  chains with one liberty;
 * the incremental hash equals the hash from scratch, and the history entry
-  for the current move equals it (entries after it are zero);
+  for the current move equals it (entries after it are zero), and the
+  stone-count bucket lists link every position exactly once;
 * counters are in range: turn, passes, ko point (empty or -1), captures,
   loser, move number;
 * optionally, stones on the board plus stones lost equal stones placed.
@@ -65,6 +67,47 @@ def _has_liberty(boards: np.ndarray) -> np.ndarray:
     return empty[:, :-2, 1:-1] | empty[:, 2:, 1:-1] | empty[:, 1:-1, :-2] | empty[:, 1:-1, 2:]
 
 
+def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Number of distinct liberties of each chain, indexed by chain label (``[P + 1]``)."""
+    size = board.shape[0]
+    empty = np.flatnonzero(board.reshape(-1) == 0)
+    rows, cols = np.divmod(empty, size)
+    pairs = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = rows + dr, cols + dc
+        on = (r >= 0) & (r < size) & (c >= 0) & (c < size)
+        neighbour = labels[r[on], c[on]]
+        keep = neighbour >= 0
+        pairs.append(np.stack([neighbour[keep], empty[on][keep]], axis=1))
+    unique = np.unique(np.concatenate(pairs), axis=0)
+    counts = np.bincount(unique[:, 0], minlength=size * size + 1)
+    counts[-1] = 0  # labels[-1] (empty points) index the last slot
+    return counts
+
+
+def _bucket_problem(history, heads, links, move, count) -> str | None:
+    """What is wrong with one game's bucket lists, or None."""
+    seen: set[int] = set()
+    for head in heads:
+        entry, steps = int(head), 0
+        while entry >= 0:
+            if entry in seen or entry > move or steps > len(links):
+                return f"bucket lists are corrupt at entry {entry}"
+            seen.add(entry)
+            entry, steps = int(links[entry]), steps + 1
+    linked = {tuple(history[j]) for j in seen}
+    for entry in range(int(move) + 1):
+        if entry not in seen and tuple(history[entry]) not in linked:
+            return f"history entry {entry} is neither linked nor a repeat of a linked one"
+    bucket = count % len(heads)
+    entry = int(heads[bucket])
+    while entry >= 0:
+        if np.array_equal(history[entry], history[move]):
+            return None
+        entry = int(links[entry])
+    return "the current position is not in the bucket of its stone count"
+
+
 def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     """Raises :class:`InvariantError` if any game in ``state`` is malformed.
 
@@ -92,12 +135,18 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     boards = _boards(config, stones)
     labels = chain_labels(boards)
     free = _has_liberty(boards)
+    del free
+    atari_boards = _boards(config, flat["atari"].astype(np.uint32))
     for game in range(boards.shape[0]):
-        chains = labels[game][boards[game] > 0]
-        alive = np.unique(labels[game][(boards[game] > 0) & free[game]])
-        dead = np.setdiff1d(np.unique(chains), alive)
-        if dead.size:
-            problems.append(f"game {game}: chain at point {int(dead[0])} has no liberty")
+        liberties = _liberty_counts(boards[game], labels[game])
+        stones = boards[game] > 0
+        chain_liberties = liberties[labels[game]]
+        if np.any(stones & (chain_liberties == 0)):
+            point = int(np.flatnonzero(stones & (chain_liberties == 0))[0])
+            problems.append(f"game {game}: chain at point {point} has no liberty")
+        expected = np.where(stones & (chain_liberties == 1), boards[game], 0)
+        if not np.array_equal(expected, atari_boards[game]):
+            problems.append(f"game {game}: atari bitboards differ from the chains with one liberty")
 
     keys = _zobrist.tables(size).points.astype(np.uint64)
     flat_boards = boards.reshape(boards.shape[0], num_points)
@@ -135,6 +184,14 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         report(
             np.any(later[..., None] & (history != 0), axis=(1, 2)), "history entries after the current move"
         )
+
+        if config.ko_rule != "simple":
+            heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
+            counts = (flat_boards > 0).sum(axis=1)
+            for game in range(len(move)):
+                problem = _bucket_problem(history[game], heads[game], links[game], move[game], counts[game])
+                if problem:
+                    problems.append(f"game {game}: {problem}")
 
     if placed is not None:
         placed = np.asarray(placed).reshape(-1, 2)

@@ -14,21 +14,18 @@ over (terminated or truncated) returns it unchanged.
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from gojax import _bitboard as bb
-from gojax import _zobrist
+from gojax import _history, _zobrist
 from gojax._types import GoConfig, GoState
 
 __all__ = ["board", "init", "legal_action_mask", "resign", "step", "to_play"]
 
-# Capturing (and suicide) moves hash differently from plain placements and are
-# checked against the history this many at a time.
-_SPECIAL_CHUNK = 8
+# Capturing (and suicidal) moves hash differently from plain placements and are
+# tested against the history this many at a time.
+_SPECIAL_CHUNK = 4
 
 
 def init(config: GoConfig) -> GoState:
@@ -41,14 +38,18 @@ def init(config: GoConfig) -> GoState:
       A :class:`GoState` for one game.
     """
     size = config.size
-    history = jnp.zeros((config.history_length, 2), jnp.uint32)
-    if config.ko_rule == "situational":
-        history = history.at[0].set(jnp.asarray(_zobrist.tables(size).side[0]))
+    history, head, prev = _history.empty(config)
+    if config.history_length:
+        start = _situation_key(config, jnp.int32(0))
+        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), start, jnp.int32(0))
     return GoState(
         stones=jnp.zeros((2, size), jnp.uint32),
+        atari=jnp.zeros((2, size), jnp.uint32),
         turn=jnp.int8(0),
         hash=jnp.zeros((2,), jnp.uint32),
         history=history,
+        history_head=head,
+        history_prev=prev,
         move_number=jnp.int32(0),
         passes=jnp.int8(0),
         ko_point=jnp.int16(-1),
@@ -73,11 +74,23 @@ def board(config: GoConfig, state: GoState) -> jax.Array:
     return (grid[0].astype(jnp.int8) + 2 * grid[1].astype(jnp.int8)).astype(jnp.int8)
 
 
-def _own_and_opponent(state: GoState) -> tuple[jax.Array, jax.Array, jax.Array]:
+def _own_and_opponent(state: GoState, planes: jax.Array | None = None):
+    """The mover's colour index, and ``planes`` (default: the stones) as mover's, opponent's."""
+    planes = state.stones if planes is None else planes
     colour = state.turn.astype(jnp.int32)
-    own = jnp.where(colour == 0, state.stones[0], state.stones[1])
-    opponent = jnp.where(colour == 0, state.stones[1], state.stones[0])
+    own = jnp.where(colour == 0, planes[0], planes[1])
+    opponent = jnp.where(colour == 0, planes[1], planes[0])
     return colour, own, opponent
+
+
+def _by_colour(colour: jax.Array, own: jax.Array, opponent: jax.Array) -> jax.Array:
+    """Stacks the mover's and the opponent's planes back in black, white order."""
+    return jnp.where(colour == 0, jnp.stack([own, opponent]), jnp.stack([opponent, own]))
+
+
+def _union(sets: jax.Array) -> jax.Array:
+    """Union over the leading axis of ``uint32[K, N]`` sets."""
+    return jax.lax.reduce(sets, jnp.uint32(0), jax.lax.bitwise_or, (0,))
 
 
 def _situation_key(config: GoConfig, next_colour: jax.Array) -> jax.Array:
@@ -85,13 +98,6 @@ def _situation_key(config: GoConfig, next_colour: jax.Array) -> jax.Array:
     if config.ko_rule != "situational":
         return jnp.zeros((2,), jnp.uint32)
     return jnp.asarray(_zobrist.tables(config.size).side)[next_colour]
-
-
-def _in_history(config: GoConfig, state: GoState, situation: jax.Array) -> jax.Array:
-    """Whether ``uint32[2]`` ``situation`` is among the recorded history entries."""
-    valid = jnp.arange(config.history_length) <= state.move_number
-    same = jnp.all(state.history == situation, axis=-1)
-    return jnp.any(same & valid)
 
 
 def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
@@ -106,8 +112,8 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
 
     Returns:
       The next state. Captured chains are removed, captures counted, the hash
-      updated incrementally and appended to the history; two consecutive passes
-      terminate the game and reaching the move cap truncates it.
+      updated incrementally and recorded in the history; two consecutive
+      passes terminate the game and reaching the move cap truncates it.
     """
     size, num_points = config.size, config.num_points
     full = bb.row_mask(size)
@@ -118,6 +124,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     point = jnp.clip(action, 0, num_points)
     is_pass = point == num_points
     colour, own, opponent = _own_and_opponent(state)
+    _, own_atari, opponent_atari = _own_and_opponent(state, state.atari)
 
     placed = bb.point_bits(point, size)
     occupied = bb.any_set((own | opponent) & placed)
@@ -125,12 +132,13 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
 
     # The (up to) four opponent chains touching the move, and the mover's own
     # chain through the new stone, all filled at once.
+    zero_row = jnp.zeros((1,), jnp.uint32)
     seeds = jnp.stack(
         [
             placed >> 1,
             (placed << 1) & full,
-            jnp.concatenate([placed[1:], jnp.zeros((1,), jnp.uint32)]),
-            jnp.concatenate([jnp.zeros((1,), jnp.uint32), placed[:-1]]),
+            jnp.concatenate([placed[1:], zero_row]),
+            jnp.concatenate([zero_row, placed[:-1]]),
             placed,
         ]
     )
@@ -139,38 +147,69 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     opponent_chains, own_chain = chains[:4], chains[4]
     alive = bb.any_set(bb.neighbours(opponent_chains, size) & empty_after)
     dead = bb.any_set(opponent_chains) & ~alive
-    captured = jnp.bitwise_or.reduce(jnp.where(dead[:, None], opponent_chains, jnp.uint32(0)), axis=0)
-    own_liberties = bb.neighbours(own_chain, size) & (empty_after | captured)
-    suicide = ~is_pass & ~bb.any_set(own_liberties)
+    captured = _union(jnp.where(dead[:, None], opponent_chains, jnp.uint32(0)))
+    own_liberties = bb.count(bb.neighbours(own_chain, size) & (empty_after | captured))
+    suicide = ~is_pass & (own_liberties == 0)
     removed_own = jnp.where(suicide, own_chain, jnp.uint32(0))
+    new_own = (own | placed) & ~removed_own
+    new_opponent = opponent & ~captured
+    new_empty = full & ~(new_own | new_opponent)
 
-    own_keys, opponent_keys = keys[colour], keys[1 - colour]
-    place_key = jnp.where(is_pass, jnp.uint32(0), own_keys[jnp.minimum(point, num_points - 1)])
-    removed_keys = bb.key_sum(jnp.stack([captured, removed_own]), jnp.stack([opponent_keys, own_keys]), size)
+    place_key = jnp.where(is_pass, jnp.uint32(0), keys[colour, jnp.minimum(point, num_points - 1)])
+    removed_keys = bb.key_sum(jnp.stack([captured, removed_own]), jnp.stack([1 - colour, colour]), size)
     new_hash = state.hash + place_key - removed_keys[0] - removed_keys[1]
     situation = new_hash + _situation_key(config, 1 - colour)
+    new_count = bb.count(new_own) + bb.count(new_opponent)
 
     if config.ko_rule == "simple":
         repeats = point == state.ko_point
     else:
-        repeats = _in_history(config, state, situation)
+        history = (state.history, state.history_head, state.history_prev)
+        repeats = _history.contains(config, *history, situation[None], new_count[None])[0]
     legal = in_range & (is_pass | (~occupied & ~repeats & (config.suicide | ~suicide)))
 
+    # Atari bookkeeping: only chains touching the move, or touching removed
+    # stones, change their liberties; the latter only gain, so leave atari.
+    relieved = bb.flood_fill(
+        jnp.stack(
+            [bb.neighbours(captured, size) & own_atari, bb.neighbours(removed_own, size) & opponent_atari]
+        ),
+        jnp.stack([own_atari, opponent_atari]),
+        size,
+    )
+    opponent_liberties = bb.count(bb.neighbours(opponent_chains, size) & new_empty)
+    now_in_atari = ~dead & (opponent_liberties == 1)
+    new_opponent_atari = (opponent_atari & ~relieved[1] & ~_union(opponent_chains)) | _union(
+        jnp.where(now_in_atari[:, None], opponent_chains, jnp.uint32(0))
+    )
+    new_own_atari = (own_atari & ~relieved[0] & ~own_chain) | jnp.where(
+        ~suicide & (own_liberties == 1), own_chain, jnp.uint32(0)
+    )
+
     num_captured = bb.count(captured)
-    is_ko_capture = (num_captured == 1) & (bb.count(own_chain) == 1) & jnp.all(own_liberties == captured)
-    new_own = (own | placed) & ~removed_own
-    new_opponent = opponent & ~captured
+    is_ko_capture = (num_captured == 1) & (bb.count(own_chain) == 1) & (own_liberties == 1)
     move_number = state.move_number + 1
     passes = jnp.where(is_pass, state.passes + 1, 0).astype(jnp.int8)
     terminated = passes >= 2
-    history = state.history
+    history, head, prev = state.history, state.history_head, state.history_prev
     if config.history_length:
-        history = history.at[move_number].set(situation, mode="drop")
+        # A pass leaves the position as it is: under the positional rule it is
+        # stored (history[move_number] is always the current position) but not
+        # linked into a bucket, which holds that position already.
+        linked = ~is_pass if config.ko_rule == "positional" else jnp.bool_(True)
+        history, new_head, new_prev = _history.record(
+            config, history, head, prev, move_number, situation, new_count
+        )
+        head = jnp.where(linked, new_head, head)
+        prev = jnp.where(linked, new_prev, prev)
     played = GoState(
-        stones=jnp.where(colour == 0, jnp.stack([new_own, new_opponent]), jnp.stack([new_opponent, new_own])),
+        stones=_by_colour(colour, new_own, new_opponent),
+        atari=_by_colour(colour, new_own_atari & new_own, new_opponent_atari & new_opponent),
         turn=(1 - colour).astype(jnp.int8),
         hash=new_hash,
         history=history,
+        history_head=head,
+        history_prev=prev,
         move_number=move_number,
         passes=passes,
         ko_point=jnp.where(is_ko_capture, bb.lowest_point(captured, size), -1).astype(jnp.int16),
@@ -185,7 +224,9 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         illegal_move=state.illegal_move,
     )
     forfeited = state.replace(
-        terminated=jnp.bool_(True), loser=(colour + 1).astype(jnp.int8), illegal_move=jnp.bool_(True)
+        terminated=jnp.bool_(True),
+        loser=(colour + 1).astype(jnp.int8),
+        illegal_move=jnp.bool_(True),
     )
     done = state.done
     return jax.tree.map(
@@ -206,46 +247,6 @@ def resign(config: GoConfig, state: GoState) -> GoState:
     return jax.tree.map(lambda old, new: jnp.where(state.done, old, new), state, resigned)
 
 
-@functools.cache
-def _neighbour_table(size: int) -> np.ndarray:
-    """``int32[P, 4]`` neighbour points (left, right, up, down); ``P`` when off-board."""
-    num_points = size * size
-    rows, cols = np.divmod(np.arange(num_points), size)
-    table = np.full((num_points, 4), num_points, dtype=np.int32)
-    for k, (dr, dc) in enumerate(((0, -1), (0, 1), (-1, 0), (1, 0))):
-        r, c = rows + dr, cols + dc
-        on = (r >= 0) & (r < size) & (c >= 0) & (c < size)
-        table[on, k] = (r * size + c)[on]
-    table.setflags(write=False)
-    return table
-
-
-def _pad(x: jax.Array, value) -> jax.Array:
-    return jnp.concatenate([x, jnp.full((1, *x.shape[1:]), value, x.dtype)])
-
-
-def _chain_labels(same: jax.Array, stone: jax.Array, nbr: np.ndarray) -> jax.Array:
-    """Smallest point index of each stone's chain (``P`` for empty points).
-
-    Min-label propagation with pointer jumping, until nothing changes.
-    """
-    num_points = stone.shape[0]
-    start = jnp.where(stone, jnp.arange(num_points, dtype=jnp.int32), num_points)
-
-    def body(carry):
-        _, labels = carry
-        padded = _pad(labels, num_points)
-        through = jnp.min(jnp.where(same, padded[nbr], num_points), axis=1)
-        lowered = jnp.minimum(labels, through)
-        return labels, _pad(lowered, num_points)[lowered]
-
-    def cond(carry):
-        previous, labels = carry
-        return jnp.any(previous != labels)
-
-    return jax.lax.while_loop(cond, body, body((start, start)))[1]
-
-
 def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     """Legal actions for the player to move: ``bool[A]`` (``A = P + 1``).
 
@@ -255,90 +256,84 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     always legal. The mask is computed from the board alone, also for a game
     that is over.
 
-    Method: chains are labelled by min-propagation; a chain is in atari when
-    its smallest and largest liberty coincide, which tells suicides and
-    captures apart for every point at once. Each move's resulting hash is then
-    tested against the history: plain placements in ``O(H)`` through the
-    invertible low bits of the keys, capturing moves (few) directly.
+    Method: suicides and captures are read off ``state.atari`` with a few
+    bitboard operations. Plain placements are tested against the history all
+    at once by walking one stone-count bucket; capturing moves (and suicides,
+    where allowed) are hashed and tested a few at a time.
     """
     size, num_points = config.size, config.num_points
-    tables = _zobrist.tables(size)
-    nbr = _neighbour_table(size)
+    full = bb.row_mask(size)
     colour, own, opponent = _own_and_opponent(state)
+    _, own_atari, opponent_atari = _own_and_opponent(state, state.atari)
 
-    mine = bb.to_grid(own, size).reshape(num_points)
-    theirs = bb.to_grid(opponent, size).reshape(num_points)
-    # Colours relative to the mover: 0 empty, 1 own, 2 opponent, 3 off-board.
-    colours = jnp.where(mine, 1, jnp.where(theirs, 2, 0)).astype(jnp.int8)
-    around = _pad(colours, 3)[nbr]
-    stone = colours > 0
-    empty = ~stone
-    same = (around == colours[:, None]) & stone[:, None]
-    labels = _chain_labels(same, stone, nbr)
-
-    liberty_near = around == 0
-    low = jnp.min(jnp.where(liberty_near, nbr, num_points), axis=1)
-    high = jnp.max(jnp.where(liberty_near, nbr, -1), axis=1)
-    segments = jnp.where(stone, labels, num_points)
-    chain_low = _pad(jax.ops.segment_min(low, segments, num_points), num_points)[segments]
-    chain_high = _pad(jax.ops.segment_max(high, segments, num_points), -1)[segments]
-    in_atari = stone & (chain_low == chain_high)
-    atari_around = _pad(in_atari, False)[nbr]
-
-    has_liberty = jnp.any(around == 0, axis=1)
-    joins_safe_chain = jnp.any((around == 1) & ~atari_around, axis=1)
-    captures = jnp.any((around == 2) & atari_around, axis=1)
-    suicide = empty & ~has_liberty & ~joins_safe_chain & ~captures
-    legal = empty if config.suicide else empty & ~suicide
+    empty = full & ~(own | opponent)
+    captures = bb.neighbours(opponent_atari, size) & empty
+    breathes = bb.neighbours(empty, size) | bb.neighbours(own & ~own_atari, size) | captures
+    suicides = empty & ~breathes
+    legal = empty if config.suicide else empty & breathes
 
     if config.ko_rule == "simple":
-        legal = legal & (jnp.arange(num_points) != state.ko_point)
-        return jnp.concatenate([legal, jnp.ones((1,), jnp.bool_)])
-
-    keys = jnp.asarray(tables.points)
-    own_keys, opponent_keys = keys[colour], keys[1 - colour]
-    base = state.hash + _situation_key(config, 1 - colour)
-    valid = jnp.arange(config.history_length) <= state.move_number
-
-    # Plain placements: position + key[p] is a past entry iff the difference
-    # between that entry and the position is key[p]; the key's low bits name p.
-    difference = state.history - base
-    slot = (difference[:, 0] & np.uint32((1 << _zobrist.INDEX_BITS) - 1)).astype(jnp.int32)
-    candidate = jnp.asarray(tables.inverse)[colour][slot].astype(jnp.int32)
-    match = valid & (candidate >= 0)
-    match &= jnp.all(own_keys[jnp.maximum(candidate, 0)] == difference, axis=-1)
-    repeats = jnp.zeros((num_points + 1,), jnp.bool_).at[jnp.where(match, candidate, num_points)].set(True)
-
-    # Capturing moves (and suicides, where allowed) remove chains in atari
-    # whose only liberty is the move: their keys are summed per liberty point.
-    def keys_removed_at(who: jax.Array, who_keys: jax.Array) -> jax.Array:
-        segment = jnp.where(who & in_atari, chain_low, num_points)
-        return jax.ops.segment_sum(
-            jnp.where((who & in_atari)[:, None], who_keys, jnp.uint32(0)), segment, num_points
+        legal = legal & ~bb.point_bits(state.ko_point.astype(jnp.int32), size)
+    else:
+        history = (state.history, state.history_head, state.history_prev)
+        base = state.hash + _situation_key(config, 1 - colour)
+        count = bb.count(own | opponent)
+        special = (captures | suicides) if config.suicide else captures
+        plain = legal & ~special
+        banned = plain & _history.plain_repeats(config, *history, base, count, colour)
+        banned |= _special_repeats(
+            config, history, special & legal, colour, own_atari, opponent_atari, suicides, base, count
         )
+        legal = legal & ~banned
+    grid = bb.to_grid(legal, size).reshape(num_points)
+    return jnp.concatenate([grid, jnp.ones((1,), jnp.bool_)])
 
-    situations = base + own_keys - keys_removed_at(colours == 2, opponent_keys)
-    special = captures
-    if config.suicide:
-        situations = jnp.where(suicide[:, None], base - keys_removed_at(colours == 1, own_keys), situations)
-        special = special | suicide
-    special = special & legal
-    repeats = repeats[:num_points] & ~special
-    padded_situations = _pad(situations, 0)
 
-    def cond(carry):
-        remaining, _ = carry
-        return jnp.any(remaining)
+def _special_repeats(config, history, special, colour, own_atari, opponent_atari, suicides, base, count):
+    """Points of ``special`` (capturing or suicidal moves) that would recreate a
+    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[N]``."""
+    size = config.size
+    keys = jnp.asarray(_zobrist.tables(size).points)
+    chunk = _SPECIAL_CHUNK
 
-    def body(carry):
-        remaining, banned = carry
-        chosen = jnp.nonzero(remaining, size=_SPECIAL_CHUNK, fill_value=num_points)[0]
-        hit = jnp.all(state.history[None] == padded_situations[chosen][:, None], axis=-1)
-        hit = jnp.any(hit & valid[None], axis=-1) & (chosen < num_points)
-        banned = _pad(banned, False).at[chosen].max(hit)[:num_points]
-        remaining = _pad(remaining, False).at[chosen].set(False)[:num_points]
-        return remaining, banned
+    def cond(loop):
+        remaining, _ = loop
+        return jnp.any(remaining != 0)
 
-    _, special_repeats = jax.lax.while_loop(cond, body, (special, jnp.zeros_like(special)))
-    legal = legal & ~repeats & ~special_repeats
-    return jnp.concatenate([legal, jnp.ones((1,), jnp.bool_)])
+    def body(loop):
+        remaining, banned = loop
+        points, bits = [], []
+        for _ in range(chunk):
+            point = bb.lowest_point(remaining, size)
+            bit = bb.point_bits(point, size)
+            remaining = remaining & ~bit
+            points.append(point)
+            bits.append(bit)
+        points, bits = jnp.stack(points), jnp.stack(bits)
+        around = bb.neighbours(bits, size)
+        if config.suicide:
+            suicidal = bb.any_set(bits & suicides)
+            seeds = jnp.concatenate(
+                [around & opponent_atari, jnp.where(suicidal[:, None], around & own_atari, jnp.uint32(0))]
+            )
+            masks = jnp.concatenate(
+                [jnp.broadcast_to(opponent_atari, bits.shape), jnp.broadcast_to(own_atari, bits.shape)]
+            )
+            removed = bb.flood_fill(seeds, masks, size)
+            captured = removed[:chunk]
+            lost = removed[chunk:] | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
+            removed_count = bb.count(captured) + bb.count(lost)
+            removed_keys = bb.key_sum(
+                jnp.stack([captured, lost]), jnp.stack([1 - colour, colour])[:, None], size
+            )
+            removed_keys = removed_keys[0] + removed_keys[1]
+        else:
+            captured = bb.flood_fill(around & opponent_atari, opponent_atari, size)
+            removed_count = bb.count(captured)
+            removed_keys = bb.key_sum(captured, 1 - colour, size)
+        counts = count + 1 - removed_count
+        situations = base + keys[colour, jnp.maximum(points, 0)] - removed_keys
+        hit = (points >= 0) & _history.contains(config, *history, situations, counts)
+        return remaining, banned | _union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
+
+    return jax.lax.while_loop(cond, body, (special, jnp.zeros_like(special)))[1]

@@ -124,12 +124,18 @@ class GoState:
 
     Attributes:
       stones: ``uint32[2, N]`` bitboards, black then white.
+      atari: ``uint32[2, N]`` the stones of each colour whose chain has exactly
+        one liberty, kept up to date incrementally by ``step`` (the legal mask
+        reads suicides and captures off it).
       turn: ``int8[]`` colour index to move (0 black, 1 white).
       hash: ``uint32[2]`` 64-bit Zobrist hash of the stones (two 32-bit words).
       history: ``uint32[H, 2]`` hash of the position after each move
         (``history[0]`` is the start position); entries past ``move_number``
         are zero. Under the situational rule each entry also encodes the
         player to move.
+      history_head: ``int16[M]`` newest history entry per stone-count bucket
+        (see ``gojax._history``), -1 if none; ``M = 0`` under simple ko.
+      history_prev: ``int16[H]`` next older entry in the same bucket, or -1.
       move_number: ``int32[]`` moves played, passes included.
       passes: ``int8[]`` consecutive passes just played.
       ko_point: ``int16[]`` point the player to move may not take back under
@@ -147,9 +153,12 @@ class GoState:
     """
 
     stones: jax.Array
+    atari: jax.Array
     turn: jax.Array
     hash: jax.Array
     history: jax.Array
+    history_head: jax.Array
+    history_prev: jax.Array
     move_number: jax.Array
     passes: jax.Array
     ko_point: jax.Array

@@ -39,11 +39,17 @@ class ZobristTables(NamedTuple):
       side: ``uint32[2, 2]`` key of the player to move (situational rule).
       inverse: ``int16[2, 2**INDEX_BITS]`` point whose colour-``c`` key has the
         given low bits of word 0, or -1.
+      row_sums: ``uint32[2, N, C, 256, 2]`` with ``C = ceil(N / 8)``: the sum of
+        the keys of the stones a byte of a bitboard row stands for - entry
+        ``[c, r, k, v]`` sums the colour-``c`` keys of the points of row ``r``
+        whose column is ``8 * k + j`` for each set bit ``j`` of ``v``. A set of
+        stones is hashed with ``N * C`` lookups instead of ``P`` selects.
     """
 
     points: np.ndarray
     side: np.ndarray
     inverse: np.ndarray
+    row_sums: np.ndarray
 
 
 @functools.cache
@@ -59,9 +65,20 @@ def tables(size: int) -> ZobristTables:
     inverse = np.full((2, slots), -1, dtype=np.int16)
     for colour in range(2):
         inverse[colour, low[colour]] = np.arange(num_points, dtype=np.int16)
-    for array in (points, side, inverse):
+    row_sums = _row_sums(size, points)
+    for array in (points, side, inverse, row_sums):
         array.setflags(write=False)
-    return ZobristTables(points=points, side=side, inverse=inverse)
+    return ZobristTables(points=points, side=side, inverse=inverse, row_sums=row_sums)
+
+
+def _row_sums(size: int, points: np.ndarray) -> np.ndarray:
+    chunks = -(-size // 8)
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # [256, 8]
+    keys = np.zeros((2, size, chunks * 8, 2), dtype=np.uint64)
+    keys[:, :, :size] = points.reshape(2, size, size, 2)
+    keys = keys.reshape(2, size, chunks, 8, 2)
+    sums = np.einsum("vj,crkjw->crkvw", bits.astype(np.uint64), keys)
+    return (sums % (1 << 32)).astype(np.uint32)
 
 
 def hash_of_board(size: int, board: np.ndarray) -> np.ndarray:

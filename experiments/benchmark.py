@@ -1,0 +1,229 @@
+"""Random-play throughput: gojax vs pgx vs OpenSpiel, side by side in one process.
+
+Each engine plays uniformly random *legal* moves (sampled from its legal-action
+mask; gojax with the full default rules, positional superko in the mask) with
+finished games reset in place. The JAX engines run ``--steps`` moves per
+jitted ``lax.scan``; OpenSpiel's C++ game is driven from Python, one thread.
+Steps/s exclude compile time and are the median of ``--repeats`` runs;
+compile time is that of the whole jitted scan (lowering and XLA compilation).
+
+    python experiments/benchmark.py                       # quick: 9x9 and 19x19, batch 1..1024
+    python experiments/benchmark.py --batches 1 64 1024 16384 --repeats 5
+
+Prints one table, writes ``experiments/results/benchmark.csv`` and a log-log
+plot ``experiments/results/benchmark.png`` (throughput vs batch size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import os
+import statistics
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import gojax
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _sample(key, mask):
+    return jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf), axis=-1).astype(jnp.int32)
+
+
+def _state_bytes(state) -> int:
+    return int(sum(np.asarray(leaf).nbytes for leaf in jax.tree.leaves(state)))
+
+
+def gojax_runner(size: int, batch: int, steps: int):
+    """``(run, state, bytes_per_state)``: ``run(state, key)`` plays ``steps`` moves in every game."""
+    config = gojax.GoConfig(size=size)
+    step = jax.vmap(functools.partial(gojax.step, config))
+    legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
+    fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
+
+    def one(state, key):
+        state = step(state, _sample(key, legal(state)))
+        done = state.done
+        return jax.tree.map(
+            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f, s), state, fresh
+        )
+
+    @jax.jit
+    def run(state, key):
+        return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
+
+    return run, fresh, _state_bytes(gojax.init(config))
+
+
+def pgx_runner(size: int, batch: int, steps: int):
+    import pgx
+
+    env = pgx.make(f"go_{size}x{size}")
+    init, step = jax.vmap(env.init), jax.vmap(env.step)
+    state = jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), batch))
+
+    def one(state, key):
+        key_action, key_reset = jax.random.split(key)
+        state = step(state, _sample(key_action, state.legal_action_mask))
+        done = state.terminated | state.truncated
+        fresh = init(jax.random.split(key_reset, batch))
+        return jax.tree.map(
+            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f, s), state, fresh
+        )
+
+    @jax.jit
+    def run(state, key):
+        return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
+
+    single = jax.tree.map(lambda x: x[0], state)
+    return run, state, _state_bytes(single)
+
+
+def measure_jax(factory, size, batch, steps, repeats):
+    run, state, nbytes = factory(size, batch, steps)
+    key = jax.random.PRNGKey(1)
+    start = time.perf_counter()
+    run = run.lower(state, key).compile()
+    compile_s = time.perf_counter() - start
+    state = jax.block_until_ready(run(state, key))
+    rates = []
+    for repeat in range(repeats):
+        key = jax.random.fold_in(key, repeat)
+        begin = time.perf_counter()
+        state = jax.block_until_ready(run(state, key))
+        rates.append(batch * steps / (time.perf_counter() - begin))
+    return statistics.median(rates), compile_s, nbytes
+
+
+def measure_openspiel(size, seconds, repeats):
+    import pyspiel
+
+    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    rng = np.random.default_rng(0)
+    rates = []
+    for _ in range(repeats):
+        moves, state, begin = 0, game.new_initial_state(), time.perf_counter()
+        while time.perf_counter() - begin < seconds:
+            if state.is_terminal():
+                state = game.new_initial_state()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            moves += 1
+        rates.append(moves / (time.perf_counter() - begin))
+    return statistics.median(rates)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256, 1024])
+    parser.add_argument("--steps", type=int, default=64, help="moves per jitted scan")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--engines", nargs="+", default=["gojax", "pgx", "openspiel"])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    device = jax.devices()[0]
+    print(f"JAX {jax.__version__} on {device.platform} ({device.device_kind}), {os.cpu_count()} CPU cores")
+
+    rows = []
+    for size in args.sizes:
+        for batch in args.batches:
+            results = {}
+            for engine, factory in (("gojax", gojax_runner), ("pgx", pgx_runner)):
+                if engine in args.engines:
+                    results[engine] = measure_jax(factory, size, batch, args.steps, args.repeats)
+            for engine, (rate, compile_s, nbytes) in results.items():
+                ratio = rate / results["pgx"][0] if "pgx" in results else float("nan")
+                rows.append(
+                    dict(
+                        engine=engine,
+                        size=size,
+                        batch=batch,
+                        steps_per_s=rate,
+                        ratio_to_pgx=ratio,
+                        compile_s=compile_s,
+                        bytes_per_state=nbytes,
+                    )
+                )
+                print(
+                    f"  {engine:9s} {size}x{size} batch {batch:6d}: {rate:12,.0f} steps/s  "
+                    f"x{ratio:6.1f} pgx  compile {compile_s:5.1f} s  {nbytes:6d} B/state",
+                    flush=True,
+                )
+        if "openspiel" in args.engines:
+            rate = measure_openspiel(size, seconds=2.0, repeats=args.repeats)
+            rows.append(
+                dict(
+                    engine="openspiel",
+                    size=size,
+                    batch=1,
+                    steps_per_s=rate,
+                    ratio_to_pgx=float("nan"),
+                    compile_s=0.0,
+                    bytes_per_state=0,
+                )
+            )
+            print(f"  openspiel {size}x{size} (C++ from Python, 1 thread): {rate:,.0f} steps/s", flush=True)
+
+    with open(args.out / "benchmark.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print("\n| engine | board | batch | steps/s | x pgx | compile s | bytes/state |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        ratio = "" if np.isnan(row["ratio_to_pgx"]) else f"{row['ratio_to_pgx']:.1f}"
+        print(
+            f"| {row['engine']} | {row['size']}x{row['size']} | {row['batch']} | {row['steps_per_s']:,.0f} | "
+            f"{ratio} | {row['compile_s']:.1f} | {row['bytes_per_state'] or ''} |"
+        )
+    _plot(rows, args.out / "benchmark.png", device)
+
+
+def _plot(rows, path, device) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plot")
+        return
+    sizes = sorted({row["size"] for row in rows})
+    figure, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)
+    for axis, size in zip(axes[0], sizes, strict=True):
+        for engine, style in (("gojax", "o-"), ("pgx", "s--")):
+            points = [
+                (r["batch"], r["steps_per_s"]) for r in rows if r["engine"] == engine and r["size"] == size
+            ]
+            if points:
+                axis.plot(*zip(*points, strict=True), style, label=engine)
+        for row in rows:
+            if row["engine"] == "openspiel" and row["size"] == size:
+                axis.axhline(
+                    row["steps_per_s"], color="gray", linestyle=":", label="OpenSpiel C++ (1 thread)"
+                )
+        axis.set(
+            xscale="log",
+            yscale="log",
+            xlabel="batch size (games)",
+            ylabel="steps / s",
+            title=f"{size}x{size} random legal play, {device.platform}",
+        )
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
