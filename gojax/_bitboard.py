@@ -54,29 +54,50 @@ def dilate(x: jax.Array, size: int) -> jax.Array:
     return x | neighbours(x, size)
 
 
-def flood_fill(seed: jax.Array, mask: jax.Array, size: int) -> jax.Array:
+def flood_fill(
+    seed: jax.Array,
+    mask: jax.Array,
+    size: int,
+    free: jax.Array | None = None,
+    enough: int = 2,
+) -> jax.Array:
     """The points of ``mask`` connected to ``seed & mask`` inside ``mask``.
 
     Args:
       seed: ``uint32[..., N]`` starting points.
       mask: ``uint32[..., N]`` points the fill may enter (broadcast with seed).
       size: ``N``.
+      free: optional ``uint32[..., N]`` points (e.g. empty points): a region
+        stops growing once ``enough`` of them are adjacent to it. The result
+        is then only part of the region, but it already has ``enough``
+        liberties - which is all a liberty test needs, and big, free chains
+        stop after a few rounds instead of spanning the board.
+      enough: see ``free``.
 
     Returns:
-      ``uint32[..., N]``: the connected region(s), computed exactly.
+      ``uint32[..., N]``: each region, exact unless it reached ``enough``
+      points of ``free``.
     """
-    mask = jnp.broadcast_to(mask, jnp.broadcast_shapes(seed.shape, mask.shape))
+    shape = jnp.broadcast_shapes(seed.shape, mask.shape)
+    mask = jnp.broadcast_to(mask, shape)
     start = seed & mask
 
+    def growing(previous, current):
+        changed = any_set(previous != current)
+        if free is None:
+            return changed
+        return changed & (count(neighbours(current, size) & free) < enough)
+
     def cond(carry):
-        previous, current = carry
-        return jnp.any(previous != current)
+        return jnp.any(carry[2])
 
     def body(carry):
-        _, current = carry
-        return current, dilate(current, size) & mask
+        _, current, active = carry
+        grown = jnp.where(active[..., None], dilate(current, size) & mask, current)
+        return current, grown, growing(current, grown)
 
-    return jax.lax.while_loop(cond, body, (start, dilate(start, size) & mask))[1]
+    first = dilate(start, size) & mask
+    return jax.lax.while_loop(cond, body, (start, first, growing(start, first)))[1]
 
 
 def count(x: jax.Array) -> jax.Array:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from gojax import _bitboard as bb
 from gojax import _history, _zobrist
@@ -130,24 +131,31 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     occupied = bb.any_set((own | opponent) & placed)
     empty_after = full & ~(own | opponent | placed)
 
-    # The (up to) four opponent chains touching the move, and the mover's own
-    # chain through the new stone, all filled at once.
+    # One flood fill grows, from the move: the opponent chains it touches that
+    # are not in atari (to see whether they fall into atari), the mover's chain
+    # through the new stone (to count its liberties), and, inside the atari
+    # bitboards, the opponent chains it captures and the mover's atari chains
+    # it joins. Liberty-counting regions stop once they have two liberties.
     zero_row = jnp.zeros((1,), jnp.uint32)
-    seeds = jnp.stack(
+    sides = jnp.stack(
         [
             placed >> 1,
             (placed << 1) & full,
             jnp.concatenate([placed[1:], zero_row]),
             jnp.concatenate([zero_row, placed[:-1]]),
-            placed,
         ]
     )
-    masks = jnp.stack([opponent, opponent, opponent, opponent, own | placed])
-    chains = bb.flood_fill(seeds, masks, size)
-    opponent_chains, own_chain = chains[:4], chains[4]
-    alive = bb.any_set(bb.neighbours(opponent_chains, size) & empty_after)
-    dead = bb.any_set(opponent_chains) & ~alive
-    captured = _union(jnp.where(dead[:, None], opponent_chains, jnp.uint32(0)))
+    around = _union(sides)
+    survivors = opponent & ~opponent_atari
+    nothing = jnp.zeros_like(placed)
+    regions = bb.flood_fill(
+        jnp.concatenate([sides, jnp.stack([placed, around, around])]),
+        jnp.stack([survivors, survivors, survivors, survivors, own | placed, opponent_atari, own_atari]),
+        size,
+        free=jnp.stack([empty_after, empty_after, empty_after, empty_after, empty_after, nothing, nothing]),
+    )
+    opponent_chains, own_chain, captured, joined_atari = regions[:4], regions[4], regions[5], regions[6]
+    captured = jnp.where(is_pass, nothing, captured)
     own_liberties = bb.count(bb.neighbours(own_chain, size) & (empty_after | captured))
     suicide = ~is_pass & (own_liberties == 0)
     removed_own = jnp.where(suicide, own_chain, jnp.uint32(0))
@@ -178,11 +186,11 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         size,
     )
     opponent_liberties = bb.count(bb.neighbours(opponent_chains, size) & new_empty)
-    now_in_atari = ~dead & (opponent_liberties == 1)
-    new_opponent_atari = (opponent_atari & ~relieved[1] & ~_union(opponent_chains)) | _union(
+    now_in_atari = bb.any_set(opponent_chains) & (opponent_liberties == 1)
+    new_opponent_atari = (opponent_atari & ~captured & ~relieved[1]) | _union(
         jnp.where(now_in_atari[:, None], opponent_chains, jnp.uint32(0))
     )
-    new_own_atari = (own_atari & ~relieved[0] & ~own_chain) | jnp.where(
+    new_own_atari = (own_atari & ~relieved[0] & ~joined_atari & ~removed_own) | jnp.where(
         ~suicide & (own_liberties == 1), own_chain, jnp.uint32(0)
     )
 
@@ -282,19 +290,55 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
         plain = legal & ~special
         banned = plain & _history.plain_repeats(config, *history, base, count, colour)
         banned |= _special_repeats(
-            config, history, special & legal, colour, own_atari, opponent_atari, suicides, base, count
+            config, history, special & legal, colour, own_atari, opponent_atari, empty, suicides, base, count
         )
         legal = legal & ~banned
     grid = bb.to_grid(legal, size).reshape(num_points)
     return jnp.concatenate([grid, jnp.ones((1,), jnp.bool_)])
 
 
-def _special_repeats(config, history, special, colour, own_atari, opponent_atari, suicides, base, count):
+def _liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
+    """Bit-sliced liberty of every chain in ``atari``: ``uint32[L, N]``.
+
+    Each chain in atari has one liberty. Plane ``b`` holds the chains whose
+    liberty's point index has bit ``b`` set, so the chain captured by a move at
+    ``p`` is read off the planes with bit operations (:func:`_captured_by`), and
+    one flood fill labels every chain at once.
+    """
+    planes = jnp.asarray(_index_bit_planes(size))  # [L, N]
+    return bb.flood_fill(bb.neighbours(empty & planes, size) & atari, atari, size)
+
+
+def _captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.Array:
+    """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, N]``."""
+    levels = jnp.arange(labels.shape[0], dtype=jnp.int32)
+    wanted = ((jnp.maximum(points, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
+    chosen = jnp.where(wanted[..., None], labels, atari & ~labels)  # [K, L, N]
+    found = jax.lax.reduce(chosen, jnp.uint32(0xFFFFFFFF), jax.lax.bitwise_and, (1,))
+    return jnp.where((points >= 0)[:, None], found & atari, jnp.uint32(0))
+
+
+def _index_bit_planes(size: int) -> np.ndarray:
+    """``uint32[L, N]``: plane ``b`` has the points whose index has bit ``b`` set."""
+    levels = max(1, int(np.ceil(np.log2(size * size))))
+    index = np.arange(size * size).reshape(size, size)
+    bits = (index[None] >> np.arange(levels)[:, None, None]) & 1
+    return (bits.astype(np.uint64) << np.arange(size, dtype=np.uint64)).sum(-1).astype(np.uint32)
+
+
+def _special_repeats(
+    config, history, special, colour, own_atari, opponent_atari, empty, suicides, base, count
+):
     """Points of ``special`` (capturing or suicidal moves) that would recreate a
     recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[N]``."""
     size = config.size
     keys = jnp.asarray(_zobrist.tables(size).points)
     chunk = _SPECIAL_CHUNK
+    # Labelled from every empty point, so no chain is left unlabelled (an
+    # unlabelled chain would read as the chain whose liberty is point 0).
+    opponent_labels = _liberty_labels(size, opponent_atari, empty)
+    if config.suicide:
+        own_labels = _liberty_labels(size, own_atari, empty)
 
     def cond(loop):
         remaining, _ = loop
@@ -310,25 +354,17 @@ def _special_repeats(config, history, special, colour, own_atari, opponent_atari
             points.append(point)
             bits.append(bit)
         points, bits = jnp.stack(points), jnp.stack(bits)
-        around = bb.neighbours(bits, size)
+        captured = _captured_by(opponent_labels, opponent_atari, points)
         if config.suicide:
             suicidal = bb.any_set(bits & suicides)
-            seeds = jnp.concatenate(
-                [around & opponent_atari, jnp.where(suicidal[:, None], around & own_atari, jnp.uint32(0))]
-            )
-            masks = jnp.concatenate(
-                [jnp.broadcast_to(opponent_atari, bits.shape), jnp.broadcast_to(own_atari, bits.shape)]
-            )
-            removed = bb.flood_fill(seeds, masks, size)
-            captured = removed[:chunk]
-            lost = removed[chunk:] | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
+            lost = _captured_by(own_labels, own_atari, jnp.where(suicidal, points, -1))
+            lost = lost | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
             removed_count = bb.count(captured) + bb.count(lost)
             removed_keys = bb.key_sum(
                 jnp.stack([captured, lost]), jnp.stack([1 - colour, colour])[:, None], size
             )
             removed_keys = removed_keys[0] + removed_keys[1]
         else:
-            captured = bb.flood_fill(around & opponent_atari, opponent_atari, size)
             removed_count = bb.count(captured)
             removed_keys = bb.key_sum(captured, 1 - colour, size)
         counts = count + 1 - removed_count
