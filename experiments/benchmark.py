@@ -34,7 +34,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _sample(key, mask):
-    return jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf), axis=-1).astype(jnp.int32)
+    """A uniformly random legal action per game (one uniform number per game)."""
+    legal = jnp.cumsum(mask, axis=-1)
+    pick = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * legal[..., -1]).astype(legal.dtype)
+    return jnp.argmax(legal > pick[..., None], axis=-1).astype(jnp.int32)
 
 
 def _state_bytes(state) -> int:

@@ -41,12 +41,21 @@ def empty(config: GoConfig) -> tuple[jax.Array, jax.Array, jax.Array]:
     )
 
 
-def record(config, history, head, prev, index, situation, count):
-    """Stores ``situation`` (``uint32[2]``) of a ``count``-stone position as entry ``index``."""
-    bucket = count % num_buckets(config)
-    prev = prev.at[index].set(head[bucket], mode="drop")
-    head = head.at[bucket].set(index.astype(jnp.int16))
-    history = history.at[index].set(situation, mode="drop")
+def record(config, history, head, prev, index, situation, count, store=True, link=True):
+    """Stores ``situation`` (``uint32[2]``) of a ``count``-stone position as entry ``index``.
+
+    ``store`` and ``link`` (``bool[]``) make the write conditional without
+    touching the rest of the arrays: when ``store`` is false nothing changes;
+    when ``link`` is false the entry is stored but not linked into a bucket.
+    Writes are single-element scatters, so under ``jit`` the history is
+    updated in place instead of being copied every move.
+    """
+    length, buckets = config.history_length, num_buckets(config)
+    bucket = count % buckets
+    link = jnp.logical_and(store, link)
+    prev = prev.at[jnp.where(link, index, length)].set(head[bucket], mode="drop")
+    head = head.at[jnp.where(link, bucket, buckets)].set(jnp.asarray(index).astype(jnp.int16), mode="drop")
+    history = history.at[jnp.where(store, index, length)].set(situation, mode="drop")
     return history, head, prev
 
 

@@ -205,11 +205,9 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         # stored (history[move_number] is always the current position) but not
         # linked into a bucket, which holds that position already.
         linked = ~is_pass if config.ko_rule == "positional" else jnp.bool_(True)
-        history, new_head, new_prev = _history.record(
-            config, history, head, prev, move_number, situation, new_count
+        history, head, prev = _history.record(
+            config, history, head, prev, move_number, situation, new_count, legal & ~state.done, linked
         )
-        head = jnp.where(linked, new_head, head)
-        prev = jnp.where(linked, new_prev, prev)
     played = GoState(
         stones=_by_colour(colour, new_own, new_opponent),
         atari=_by_colour(colour, new_own_atari & new_own, new_opponent_atari & new_opponent),
@@ -236,13 +234,17 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         loser=(colour + 1).astype(jnp.int8),
         illegal_move=jnp.bool_(True),
     )
+    # The history was written in place above (only for a legal move in a live
+    # game); every other field is chosen between the three outcomes.
     done = state.done
-    return jax.tree.map(
+    without_history = {"history": None, "history_head": None, "history_prev": None}
+    chosen = jax.tree.map(
         lambda old, new, bad: jnp.where(done, old, jnp.where(legal, new, bad)),
-        state,
-        played,
-        forfeited,
+        state.replace(**without_history),
+        played.replace(**without_history),
+        forfeited.replace(**without_history),
     )
+    return chosen.replace(history=history, history_head=head, history_prev=prev)
 
 
 def resign(config: GoConfig, state: GoState) -> GoState:
