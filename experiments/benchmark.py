@@ -62,7 +62,8 @@ def gojax_runner(size: int, batch: int, steps: int):
     def run(state, key):
         return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
 
-    return run, fresh, _state_bytes(gojax.init(config))
+    step_only = (jax.jit(step), (fresh, jnp.zeros((batch,), jnp.int32)))
+    return run, fresh, _state_bytes(gojax.init(config)), step_only
 
 
 def pgx_runner(size: int, batch: int, steps: int):
@@ -86,11 +87,15 @@ def pgx_runner(size: int, batch: int, steps: int):
         return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
 
     single = jax.tree.map(lambda x: x[0], state)
-    return run, state, _state_bytes(single)
+    step_only = (jax.jit(step), (state, jnp.zeros((batch,), jnp.int32)))
+    return run, state, _state_bytes(single), step_only
 
 
 def measure_jax(factory, size, batch, steps, repeats):
-    run, state, nbytes = factory(size, batch, steps)
+    run, state, nbytes, (step_only, step_args) = factory(size, batch, steps)
+    start = time.perf_counter()
+    step_only.lower(*step_args).compile()
+    step_compile_s = time.perf_counter() - start
     key = jax.random.PRNGKey(1)
     start = time.perf_counter()
     run = run.lower(state, key).compile()
@@ -102,7 +107,7 @@ def measure_jax(factory, size, batch, steps, repeats):
         begin = time.perf_counter()
         state = jax.block_until_ready(run(state, key))
         rates.append(batch * steps / (time.perf_counter() - begin))
-    return statistics.median(rates), compile_s, nbytes
+    return statistics.median(rates), compile_s, step_compile_s, nbytes
 
 
 def measure_openspiel(size, seconds, repeats):
