@@ -17,6 +17,11 @@ from gojax._rules import board, init, legal_action_mask, resign, step, to_play
 from gojax._scoring import area, rewards, score, winner
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 
+# --- Features, symmetries, environment (issue 4) ------------------------------
+# isort: split
+from gojax import env, features, symmetry
+from gojax.env import EnvState, GoEnv, auto_reset
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -45,4 +50,14 @@ __all__ = [
     "to_gtp",
     "to_play",
     "winner",
+]
+
+# Features, symmetries, environment (issue 4)
+__all__ += [
+    "EnvState",
+    "GoEnv",
+    "auto_reset",
+    "env",
+    "features",
+    "symmetry",
 ]

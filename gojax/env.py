@@ -1,0 +1,246 @@
+"""A thin pgx-style environment over the gojax rules, for RL code written for pgx.
+
+::
+
+    env = gojax.env.GoEnv(gojax.GoConfig(size=9))
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(gojax.env.auto_reset(env.step, env.init)))
+    state = init(jax.random.split(key, 1024))
+    state = step(state, actions, jax.random.split(key2, 1024))
+
+**Players.** Player 0 is always black and player 1 always white (no random
+seat order, unlike pgx): ``rewards[0]`` is black's, ``current_player`` is
+``0`` when black is to move. Observations are from the mover's point of view.
+
+**Rewards** are ``float32[2]`` (player 0, player 1), non-zero only on the
+``step`` that terminates the game: +1 the winner, -1 the loser, 0 each for a
+draw (whole-number komi). A game stopped by the move cap is *truncated* and
+gets 0 each (adjudicate with :func:`gojax.score` if you want to).
+
+**Illegal actions** (occupied point, suicide, ko or superko repeat, an index
+outside ``[0, P]``) are inherited from :func:`gojax.step`: the game
+terminates and the mover loses (-1 to the mover, +1 to the opponent), as pgx
+does. A ``step`` on a finished game changes nothing and gives 0 rewards.
+
+**Legal mask** at a finished game is all ``True`` (as in pgx: no division by
+zero when normalising a masked policy; any action is a no-op there).
+
+**Cost.** The only expensive part of a reward is Tromp-Taylor scoring (a
+flood fill of the empty regions). ``step`` scores a copy of the board whose
+stones are cleared unless the game just ended by two passes; the flood fill
+of an empty board stops after its first test, so scoring costs almost nothing
+on the other steps - also under ``jax.vmap``, where the fill's loop runs as
+long as the slowest game of the batch needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+from gojax._rules import init as game_init
+from gojax._rules import legal_action_mask
+from gojax._rules import step as game_step
+from gojax._scoring import rewards as game_rewards
+from gojax._types import GoConfig, GoState
+from gojax.features._alphago_zero import alphago_zero_planes
+from gojax.features._board_history import BoardHistory, history_init, history_push
+
+__all__ = ["OBSERVATIONS", "EnvState", "GoEnv", "auto_reset"]
+
+ObservationFn = Callable[[GoConfig, GoState, BoardHistory], jax.Array]
+
+# Named observation presets: ``fn(config, game, history) -> [N, N, C]``.
+OBSERVATIONS: dict[str, ObservationFn] = {"alphago_zero": alphago_zero_planes}
+
+NUM_PLAYERS = 2
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class EnvState:
+    """One game seen by an RL loop (add a leading ``B`` to every field under ``jax.vmap``).
+
+    Attributes:
+      current_player: ``int32[]`` player to move: 0 black, 1 white.
+      observation: ``[N, N, C]`` the chosen preset for the player to move, or
+        ``None`` when the environment was built with ``observation=None``.
+      legal_action_mask: ``bool[A]`` legal actions of the player to move; all
+        ``True`` once the game is over.
+      rewards: ``float32[2]`` reward of player 0 (black) and player 1 (white)
+        from the last ``step``.
+      terminated: ``bool[]`` over by two passes or an illegal action.
+      truncated: ``bool[]`` stopped by the move cap.
+      game: the :class:`gojax.GoState` (for search, scoring, rendering).
+      history: the :class:`~gojax.features.BoardHistory` of the last 8 boards.
+    """
+
+    current_player: jax.Array
+    observation: jax.Array | None
+    legal_action_mask: jax.Array
+    rewards: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    game: GoState
+    history: BoardHistory
+
+    def replace(self, **changes) -> EnvState:
+        """Returns a copy with the given fields replaced."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass(frozen=True)
+class GoEnv:
+    """A pgx-style environment for one game; batch its methods with ``jax.vmap``.
+
+    Attributes:
+      config: the rules.
+      observation: ``"alphago_zero"`` (17 planes, the default), a function
+        ``fn(config, game, history) -> [N, N, C]`` (any other preset, or your
+        own), or ``None`` to skip the observation entirely - for search, where
+        only the legal mask, rewards and the game are needed (the history of
+        boards is still kept: an 8-row shift per step).
+    """
+
+    config: GoConfig
+    observation: str | ObservationFn | None = "alphago_zero"
+
+    def __post_init__(self):
+        if not isinstance(self.config, GoConfig):
+            raise ValueError(f"config must be a gojax.GoConfig, got {self.config!r}")
+        if isinstance(self.observation, str):
+            if self.observation not in OBSERVATIONS:
+                raise ValueError(
+                    f"observation must be one of {sorted(OBSERVATIONS)}, a function or None; "
+                    f"got {self.observation!r}"
+                )
+        elif self.observation is not None and not callable(self.observation):
+            raise ValueError(
+                f"observation must be a preset name, a function or None; got {self.observation!r}"
+            )
+
+    @property
+    def num_players(self) -> int:
+        """2."""
+        return NUM_PLAYERS
+
+    @property
+    def num_actions(self) -> int:
+        """``A = P + 1``."""
+        return self.config.num_actions
+
+    @property
+    def observation_shape(self) -> tuple[int, ...] | None:
+        """Shape of one observation (host side, no computation), or ``None``."""
+        state = jax.eval_shape(self.init, None)
+        return None if state.observation is None else tuple(state.observation.shape)
+
+    def observe(self, game: GoState, history: BoardHistory) -> jax.Array | None:
+        """The configured observation of ``game`` (``None`` if there is none)."""
+        if self.observation is None:
+            return None
+        fn = OBSERVATIONS[self.observation] if isinstance(self.observation, str) else self.observation
+        return fn(self.config, game, history)
+
+    def _wrap(self, game: GoState, history: BoardHistory, rewards: jax.Array) -> EnvState:
+        done = game.terminated | game.truncated
+        mask = legal_action_mask(self.config, game) | done
+        return EnvState(
+            current_player=game.turn.astype(jnp.int32),
+            observation=self.observe(game, history),
+            legal_action_mask=mask,
+            rewards=rewards,
+            terminated=game.terminated,
+            truncated=game.truncated,
+            game=game,
+            history=history,
+        )
+
+    def init(self, key: jax.Array | None = None) -> EnvState:
+        """A new game, black (player 0) to move.
+
+        Args:
+          key: accepted for pgx compatibility and ignored (the start is
+            deterministic).
+
+        Returns:
+          :class:`EnvState`.
+        """
+        del key
+        game = game_init(self.config)
+        return self._wrap(game, history_init(self.config, game), jnp.zeros((NUM_PLAYERS,), jnp.float32))
+
+    def step(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
+        """Plays ``action`` (``int[]`` in ``[0, P]``, ``P`` = pass) for the player to move.
+
+        Args:
+          state: one game.
+          action: the action; an illegal one ends the game as a loss for the
+            mover.
+          key: accepted for pgx compatibility and ignored (Go is deterministic).
+
+        Returns:
+          :class:`EnvState` after the move, rewards set if it ended the game.
+        """
+        del key
+        config = self.config
+        before = state.game
+        was_over = before.terminated | before.truncated
+        game = game_step(config, before, action)
+        history = jax.tree.map(
+            lambda old, new: jnp.where(was_over, old, new),
+            state.history,
+            history_push(config, state.history, game),
+        )
+        ended = game.terminated & ~was_over
+        # Score only a game that just ended by passes; any other board is
+        # cleared so the scoring flood fill has nothing to do (see module doc).
+        needs_score = ended & (game.loser == 0)
+        scored = game.replace(stones=jnp.where(needs_score, game.stones, jnp.zeros_like(game.stones)))
+        rewards = jnp.where(ended, game_rewards(config, scored), jnp.float32(0))
+        return self._wrap(game, history, rewards)
+
+
+def auto_reset(
+    step_fn: Callable[[EnvState, jax.Array, jax.Array | None], EnvState],
+    init_fn: Callable[[jax.Array | None], EnvState],
+) -> Callable[[EnvState, jax.Array, jax.Array | None], EnvState]:
+    """Wraps ``step_fn`` so that a game that ends is replaced by a new one, as pgx's ``auto_reset``.
+
+    The returned state of a game that just ended is ``init_fn(key)``'s fresh
+    game, carrying the finished game's ``terminated``, ``truncated`` and
+    ``rewards`` (so the RL loop sees the end and the reward, and the
+    observation and legal mask are already those of the new game). The next
+    call clears those flags before stepping. The last observation of a
+    truncated game is therefore not returned: keep it before stepping if you
+    bootstrap from it.
+
+    Args:
+      step_fn: ``(state, action, key) -> state``, e.g. ``GoEnv.step``.
+      init_fn: ``key -> state``, e.g. ``GoEnv.init``.
+
+    Returns:
+      ``wrapped(state, action, key=None) -> state``, for one game (vmap it).
+      With a key, it is split between the step and the reset.
+    """
+
+    def wrapped(state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
+        step_key = reset_key = None
+        if key is not None:
+            step_key, reset_key = jax.random.split(key)
+        cleared = state.replace(
+            terminated=jnp.zeros_like(state.terminated),
+            truncated=jnp.zeros_like(state.truncated),
+            rewards=jnp.zeros_like(state.rewards),
+        )
+        state = step_fn(cleared, action, step_key)
+        over = state.terminated | state.truncated
+        fresh = init_fn(reset_key).replace(
+            terminated=state.terminated, truncated=state.truncated, rewards=state.rewards
+        )
+        return jax.tree.map(lambda new, old: jnp.where(over, new, old), fresh, state)
+
+    return wrapped

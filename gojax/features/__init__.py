@@ -1,0 +1,97 @@
+"""Feature planes for Go networks: pure functions of one game, channels last.
+
+Every preset returns ``[N, N, C]`` planes from the point of view of the player
+to move, works on one game (batch with ``jax.vmap``) and is documented channel
+by channel in ``docs/features.md``; channel positions are named constants, not
+numbers to copy.
+
+* AlphaGo Zero, 17 planes: :func:`alphago_zero_planes`, with the
+  :class:`BoardHistory` of the last 8 boards it reads
+  (:func:`history_init`, :func:`history_push`) and :data:`AGZ_CHANNELS`
+  (``_alphago_zero.py``, ``_board_history.py``).
+* AlphaGo, 48/49 planes, ladders read by search, and the building blocks to
+  compose your own set (``_alphago.py``, ``_ladder.py``, ``_blocks.py``).
+
+Adding a module: import its public names below and add them to ``__all__``
+(one list, kept sorted, as ruff wants).
+"""
+
+from gojax.features._alphago import (
+    ALPHAGO_CHANNELS,
+    ALPHAGO_NUM_CHANNELS,
+    ALPHAGO_VALUE_NUM_CHANNELS,
+    AlphaGoChannels,
+    alphago_planes,
+)
+from gojax.features._alphago_zero import (
+    AGZ_CHANNELS,
+    AGZ_NUM_CHANNELS,
+    AlphaGoZeroChannels,
+    alphago_zero_planes,
+)
+from gojax.features._blocks import (
+    Chains,
+    MoveOutcomes,
+    capture_size,
+    chain_labels,
+    chain_sizes,
+    chains,
+    edge_distance,
+    empty_points,
+    legal_plane,
+    liberties,
+    liberties_after_move,
+    move_outcomes,
+    mover_eyes,
+    mover_stones,
+    one_hot_planes,
+    ones,
+    opponent_stones,
+    self_atari_size,
+    stack_planes,
+    turns_since,
+    zeros,
+)
+from gojax.features._board_history import HISTORY_LENGTH, BoardHistory, history_init, history_push
+from gojax.features._ladder import ladder_capture, ladder_capture_plane, ladder_escape, ladder_escape_plane
+
+__all__ = [
+    "AGZ_CHANNELS",
+    "AGZ_NUM_CHANNELS",
+    "ALPHAGO_CHANNELS",
+    "ALPHAGO_NUM_CHANNELS",
+    "ALPHAGO_VALUE_NUM_CHANNELS",
+    "HISTORY_LENGTH",
+    "AlphaGoChannels",
+    "AlphaGoZeroChannels",
+    "BoardHistory",
+    "Chains",
+    "MoveOutcomes",
+    "alphago_planes",
+    "alphago_zero_planes",
+    "capture_size",
+    "chain_labels",
+    "chain_sizes",
+    "chains",
+    "edge_distance",
+    "empty_points",
+    "history_init",
+    "history_push",
+    "ladder_capture",
+    "ladder_capture_plane",
+    "ladder_escape",
+    "ladder_escape_plane",
+    "legal_plane",
+    "liberties",
+    "liberties_after_move",
+    "move_outcomes",
+    "mover_eyes",
+    "mover_stones",
+    "one_hot_planes",
+    "ones",
+    "opponent_stones",
+    "self_atari_size",
+    "stack_planes",
+    "turns_since",
+    "zeros",
+]

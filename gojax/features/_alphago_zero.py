@@ -1,0 +1,100 @@
+"""AlphaGo Zero's 17 input planes (Silver et al. 2017, "Mastering the game of Go
+without human knowledge", Methods, "Neural network architecture").
+
+Channels last, ``[N, N, 17]``, in the paper's order
+``[X_t, Y_t, X_{t-1}, Y_{t-1}, ..., X_{t-7}, Y_{t-7}, C]``: ``X_{t-i}`` are the
+stones of the player to move *now* as they stood ``i`` moves ago (passes
+count as moves), ``Y_{t-i}`` the opponent's, and ``C`` is all ones when black
+is to move, all zeros when white is. Times before the first move show empty
+boards. (pgx's ``go`` observation uses the same order but sets its colour
+plane when *white* is to move.)
+
+=========  =================================================  =======
+channel    meaning                                            dtype
+=========  =================================================  =======
+2i         mover's stones ``i`` moves ago (i = 0..7)          float32
+2i + 1     opponent's stones ``i`` moves ago (i = 0..7)       float32
+16         1 when black is to move                            float32
+=========  =================================================  =======
+
+Use :data:`AGZ_CHANNELS` instead of these numbers:
+``planes[..., AGZ_CHANNELS.own]`` is ``[N, N, 8]`` (times ``t .. t-7``).
+
+Cost: unpacking ``8 x 2`` bitboards of ``N`` words (shifts and masks, no
+flood fill), so far cheaper than a ``step``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from gojax import _bitboard as bb
+from gojax._types import GoConfig, GoState
+from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
+
+__all__ = ["AGZ_CHANNELS", "AGZ_NUM_CHANNELS", "AlphaGoZeroChannels", "alphago_zero_planes"]
+
+
+class AlphaGoZeroChannels(NamedTuple):
+    """Where each group of AlphaGo Zero planes lies on the channel axis.
+
+    Attributes:
+      own: ``slice``: the mover's stones at times ``t, t-1, ..., t-7``
+        (``planes[..., own][..., i]`` is ``i`` moves ago).
+      opponent: ``slice``: the opponent's stones at the same times.
+      colour: ``int``: the colour plane, 1 when black is to move.
+      num_channels: ``int``: 17.
+    """
+
+    own: slice
+    opponent: slice
+    colour: int
+    num_channels: int
+
+
+AGZ_NUM_CHANNELS = 2 * HISTORY_LENGTH + 1
+AGZ_CHANNELS = AlphaGoZeroChannels(
+    own=slice(0, 2 * HISTORY_LENGTH, 2),
+    opponent=slice(1, 2 * HISTORY_LENGTH, 2),
+    colour=2 * HISTORY_LENGTH,
+    num_channels=AGZ_NUM_CHANNELS,
+)
+
+
+def alphago_zero_planes(
+    config: GoConfig,
+    state: GoState,
+    hist: BoardHistory,
+    dtype: jnp.dtype = jnp.float32,
+) -> jax.Array:
+    """AlphaGo Zero's 17 feature planes of one game (see the module table).
+
+    Args:
+      config: the rules (only ``size`` is used).
+      state: the current position; its ``stones`` are the planes at time ``t``
+        and its ``turn`` decides whose stones are "own".
+      hist: the positions before it: ``hist.stones[i]`` for ``i = 1..7`` are
+        the planes at ``t - i`` (``hist.stones[0]`` is ``state``'s position,
+        as :func:`history_push` leaves it).
+      dtype: ``float32`` (default) feeds a network directly; ``bool`` (or
+        ``uint8``) stores 4x smaller, e.g. in a replay buffer, and converts
+        exactly to float later. All values are 0 or 1.
+
+    Returns:
+      ``dtype[N, N, 17]``.
+    """
+    size = config.size
+    stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, N] black, white
+    # Own, opponent order: swap the colour axis when white is to move.
+    stones = jnp.where(state.turn == 0, stones, stones[:, ::-1])
+    # One word per (row, channel): channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
+    # colour channel is a full or an empty row. A single shift-and-mask then writes [N, N, 17] directly.
+    colour = jnp.where(state.turn == 0, bb.row_mask(size), jnp.uint32(0))
+    words = jnp.concatenate(
+        [stones.reshape(2 * HISTORY_LENGTH, size), jnp.broadcast_to(colour, (1, size))]
+    ).T  # [N, 17]
+    cols = jnp.arange(size, dtype=jnp.uint32)[None, :, None]
+    return ((words[:, None, :] >> cols) & 1).astype(dtype)

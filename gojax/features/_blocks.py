@@ -1,0 +1,219 @@
+"""Building blocks for feature planes: chains, liberties, what a move would do.
+
+Each function is pure and works on ONE game (``jax.vmap`` it for a batch);
+board-shaped results are ``[N, N]`` arrays (row 0 at the top), to be stacked
+channels-last with :func:`stack_planes`. Everything is relative to the player
+to move (the *mover*). Compose your own feature set::
+
+    from gojax import features as F
+
+    def my_features(config, state):
+        chains = F.chains(config, state)
+        return F.stack_planes(
+            F.mover_stones(config, state),
+            F.opponent_stones(config, state),
+            F.one_hot_planes(chains.liberties, 4),   # 1, 2, 3, 4+ liberties
+            F.legal_plane(config, state),
+            F.edge_distance(config) / config.size,
+        )
+
+The chain analysis (labels, liberties, what a move would do) lives in
+:mod:`gojax.features._chains`; its public names are re-exported here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gojax import _bitboard as bb
+from gojax._rules import legal_action_mask
+from gojax._types import GoConfig, GoState
+from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
+from gojax.features._chains import (
+    _EMPTY,
+    _MOVER,
+    _OFF_BOARD,
+    _OPPONENT,
+    Chains,
+    MoveOutcomes,
+    _extend,
+    _neighbour_table,
+    _relative_colours,
+    capture_size,
+    chain_labels,
+    chain_sizes,
+    chains,
+    liberties,
+    liberties_after_move,
+    move_outcomes,
+    self_atari_size,
+)
+
+__all__ = [
+    "Chains",
+    "MoveOutcomes",
+    "capture_size",
+    "chain_labels",
+    "chain_sizes",
+    "chains",
+    "edge_distance",
+    "empty_points",
+    "legal_plane",
+    "liberties",
+    "liberties_after_move",
+    "move_outcomes",
+    "mover_eyes",
+    "mover_stones",
+    "one_hot_planes",
+    "ones",
+    "opponent_stones",
+    "self_atari_size",
+    "stack_planes",
+    "turns_since",
+    "zeros",
+]
+
+
+@functools.cache
+def _diagonal_table(size: int) -> np.ndarray:
+    """``int32[P, 4]``: the diagonal neighbours of each point, ``P`` off board."""
+    points = size * size
+    rows, cols = np.divmod(np.arange(points), size)
+    table = np.full((points, 4), points, np.int32)
+    for k, (dr, dc) in enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1))):
+        r, c = rows + dr, cols + dc
+        inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
+        table[inside, k] = (r * size + c)[inside]
+    return table
+
+
+@functools.cache
+def _edge_distance(size: int) -> np.ndarray:
+    rows, cols = np.divmod(np.arange(size * size), size)
+    far = size - 1
+    return np.minimum(np.minimum(rows, cols), np.minimum(far - rows, far - cols)).reshape(size, size)
+
+
+def turns_since(config: GoConfig, state: GoState, hist: BoardHistory) -> jax.Array:
+    """``int32[N, N]``: how many moves ago each stone was played, 1 for the last move; 0 at empty points.
+
+    Read off the board history: a stone is ``k`` moves old when it stands (in
+    the same colour) on the boards of the last ``k`` times but not ``k`` moves
+    ago. The history holds 8 boards, so the value is exact up to 7 and 8
+    means "8 or more". Passes count as moves. Stones of a setup position
+    (:func:`gojax.features.history_init` on ``from_board``) count as played
+    the move before the history began (empty boards before it).
+
+    Args:
+      config: the rules.
+      state: the current position.
+      hist: its :class:`~gojax.features.BoardHistory` (``hist.stones[i]`` the
+        board ``i`` moves ago).
+    """
+    size = config.size
+    now = bb.to_grid(state.stones, size)  # [2, N, N]
+    past = bb.to_grid(hist.stones[1:HISTORY_LENGTH], size)  # [7, 2, N, N]
+    stood = jnp.any(now[None] & past, axis=1)  # [7, N, N]: same stone i moves ago
+    age = 1 + jnp.sum(jnp.cumprod(stood.astype(jnp.int32), axis=0), axis=0)
+    return jnp.where(now[0] | now[1], age, 0).astype(jnp.int32)
+
+
+def mover_stones(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[N, N]``: the mover's stones."""
+    grid = bb.to_grid(state.stones, config.size)
+    return jnp.where(state.turn == 0, grid[0], grid[1])
+
+
+def opponent_stones(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[N, N]``: the opponent's stones."""
+    grid = bb.to_grid(state.stones, config.size)
+    return jnp.where(state.turn == 0, grid[1], grid[0])
+
+
+def empty_points(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[N, N]``: the empty points."""
+    grid = bb.to_grid(state.stones, config.size)
+    return ~(grid[0] | grid[1])
+
+
+def legal_plane(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[N, N]``: the legal moves (``gojax.legal_action_mask`` without the pass entry)."""
+    return legal_action_mask(config, state)[: config.num_points].reshape(config.size, config.size)
+
+
+def mover_eyes(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[N, N]``: the mover's eyes - points a sensible player does not fill.
+
+    An empty point is an eye of the mover when every on-board orthogonal
+    neighbour is a mover's stone and the opponent holds at most one of its
+    diagonal neighbours - none if the point is on the edge or in the corner
+    (a point with an off-board diagonal). Otherwise it could be a false eye.
+    This is the usual playout-policy definition (Pachi, Michi); it does not
+    check that the surrounding stones are connected.
+    """
+    size, points = config.size, config.num_points
+    colours = _extend(_relative_colours(config, state), _OFF_BOARD)
+    around = colours[jnp.asarray(_neighbour_table(size))]  # [P, 4]
+    diagonal = colours[jnp.asarray(_diagonal_table(size))]
+    enclosed = jnp.all((around == _MOVER) | (around == _OFF_BOARD), axis=1)
+    opponent_corners = jnp.sum(diagonal == _OPPONENT, axis=1)
+    on_edge = jnp.any(diagonal == _OFF_BOARD, axis=1)
+    allowed = jnp.where(on_edge, 0, 1)
+    eyes = (colours[:points] == _EMPTY) & enclosed & (opponent_corners <= allowed)
+    return eyes.reshape(size, size)
+
+
+def edge_distance(config: GoConfig) -> jax.Array:
+    """``int32[N, N]``: distance to the nearest edge, 0 on the first line, 1 on the second, ..."""
+    return jnp.asarray(_edge_distance(config.size), jnp.int32)
+
+
+def ones(config: GoConfig, dtype=jnp.float32) -> jax.Array:
+    """``dtype[N, N]`` of ones (lets a convolution see the board edge through its zero padding)."""
+    return jnp.ones((config.size, config.size), dtype)
+
+
+def zeros(config: GoConfig, dtype=jnp.float32) -> jax.Array:
+    """``dtype[N, N]`` of zeros."""
+    return jnp.zeros((config.size, config.size), dtype)
+
+
+def one_hot_planes(values: jax.Array, num: int = 8) -> jax.Array:
+    """One-hot ``bool[N, N, num]`` of a non-negative integer plane, capped at ``num``.
+
+    Plane ``k`` is set where ``values == k + 1``; the last plane where
+    ``values >= num`` ("``num`` or more"). Points with ``values <= 0`` have
+    no plane set. This is the encoding of the AlphaGo integer features.
+
+    Args:
+      values: ``int[N, N]``.
+      num: number of planes (static), at least 1.
+    """
+    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
+        raise ValueError(f"num must be a positive int, got {num!r}")
+    levels = jnp.arange(1, num + 1, dtype=jnp.int32)
+    capped = jnp.minimum(jnp.asarray(values).astype(jnp.int32), num)
+    return capped[..., None] == levels
+
+
+def stack_planes(*planes: jax.Array, dtype=jnp.float32) -> jax.Array:
+    """Channels-last ``dtype[N, N, C]`` from ``[N, N]`` planes and ``[N, N, c]`` stacks, in order.
+
+    Raises:
+      ValueError: if no plane is given or a plane is not 2- or 3-dimensional.
+    """
+    if not planes:
+        raise ValueError("stack_planes needs at least one plane")
+    parts = []
+    for index, plane in enumerate(planes):
+        plane = jnp.asarray(plane)
+        if plane.ndim == 2:
+            plane = plane[..., None]
+        elif plane.ndim != 3:
+            raise ValueError(f"plane {index} has shape {plane.shape}; expected [N, N] or [N, N, C]")
+        parts.append(plane.astype(dtype))
+    return jnp.concatenate(parts, axis=-1)

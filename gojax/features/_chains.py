@@ -1,0 +1,311 @@
+"""Chains and what a move would do: labels, sizes, liberties, liberties after a move.
+
+Pure functions of ONE game, ``[N, N]`` results, relative to the player to
+move (the *mover*); re-exported by :mod:`gojax.features._blocks`.
+
+Method (no ``O(P^2)`` work):
+
+* **Chain labels**: every stone starts as its own label (its point index);
+  each round of a ``lax.while_loop`` *hooks* the label of a stone's root to
+  the smallest label among its same-coloured neighbours (a scatter-min) and
+  then *jumps* pointers twice (``label = label[label]``), until nothing
+  changes - a few rounds even for a board-long spiral. The final label of a
+  stone is the smallest point index of its chain.
+* **Liberties**: each empty point looks at the labels of its 4 neighbours; a
+  label is counted only at its first occurrence among the 4 (so a liberty
+  touching a chain twice counts once), and a ``segment_sum`` over labels
+  totals the distinct liberties of every chain. Chain sizes are a
+  ``segment_sum`` of the stones.
+* **What a move at each empty point ``p`` would do** (for the mover): the
+  stones of every chain as a bitboard (``uint32[N]``, one ``segment_sum`` of
+  each stone's bit into its label's row: distinct bits, so the sum is the
+  union). The mover's new chain is ``p`` plus the chains of its own
+  neighbours; the captured stones are the opponent neighbours' chains with
+  exactly one liberty (that liberty is ``p``); the new chain's liberties are
+  its neighbour points that are empty after the move (empty points other than
+  ``p``, and the captured stones). That is ``O(P)`` unions of up to four
+  ``N``-word bitboards - no loop and no per-move flood fill.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gojax import _bitboard as bb
+from gojax._types import GoConfig, GoState
+
+__all__ = [
+    "Chains",
+    "MoveOutcomes",
+    "capture_size",
+    "chain_labels",
+    "chain_sizes",
+    "chains",
+    "liberties",
+    "liberties_after_move",
+    "move_outcomes",
+    "self_atari_size",
+]
+
+_EMPTY, _MOVER, _OPPONENT, _OFF_BOARD = 0, 1, 2, 3
+
+
+class Chains(NamedTuple):
+    """The chains on the board, per point (``int32[N, N]`` each).
+
+    Attributes:
+      labels: the smallest point index (``row * N + col``) of the chain of
+        each stone, the same for every stone of a chain; -1 at empty points.
+      sizes: the number of stones in the chain of each stone; 0 at empty points.
+      liberties: the number of distinct liberties (empty neighbour points) of
+        the chain of each stone; 0 at empty points.
+    """
+
+    labels: jax.Array
+    sizes: jax.Array
+    liberties: jax.Array
+
+
+class MoveOutcomes(NamedTuple):
+    """What a mover's stone at each empty point would do (``int32[N, N]`` each).
+
+    Computed from the board alone, for every empty point (legal or not: AND
+    with :func:`legal_plane` if you need it); 0 at occupied points.
+
+    Attributes:
+      liberties_after: liberties of the mover's chain through the new stone,
+        after removing the opponent chains the move captures (0 for a
+        suicide).
+      capture_size: opponent stones the move would capture.
+      self_atari_size: stones of the mover's new chain if the move leaves it
+        with exactly one liberty (in atari), else 0.
+    """
+
+    liberties_after: jax.Array
+    capture_size: jax.Array
+    self_atari_size: jax.Array
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@functools.cache
+def _neighbour_table(size: int) -> np.ndarray:
+    """``int32[P, 4]``: the orthogonal neighbours of each point (up, down, left, right), ``P`` off board."""
+    points = size * size
+    rows, cols = np.divmod(np.arange(points), size)
+    table = np.full((points, 4), points, np.int32)
+    for k, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+        r, c = rows + dr, cols + dc
+        inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
+        table[inside, k] = (r * size + c)[inside]
+    return table
+
+
+@functools.cache
+def _point_bitboards(size: int) -> np.ndarray:
+    """``uint32[P, N]``: the bitboard of each single point."""
+    points = size * size
+    rows, cols = np.divmod(np.arange(points), size)
+    boards = np.zeros((points, size), np.uint32)
+    boards[np.arange(points), rows] = (np.uint64(1) << cols.astype(np.uint64)).astype(np.uint32)
+    return boards
+
+
+# --------------------------------------------------------------------------- flat analysis
+
+
+def _relative_colours(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[P]``: 0 empty, 1 the mover's stone, 2 the opponent's."""
+    grid = bb.to_grid(state.stones, config.size).reshape(2, config.num_points).astype(jnp.int32)
+    mover = jnp.where(state.turn == 0, grid[0], grid[1])
+    opponent = jnp.where(state.turn == 0, grid[1], grid[0])
+    return mover * _MOVER + opponent * _OPPONENT
+
+
+def _extend(x: jax.Array, fill) -> jax.Array:
+    """``x`` with one more entry, ``fill``, at index ``P`` (what off-board neighbours read)."""
+    return jnp.concatenate([x, jnp.full((1,), fill, x.dtype)])
+
+
+def _flat_labels(size: int, colours: jax.Array) -> jax.Array:
+    """``int32[P]``: smallest point of each stone's chain, ``P`` at empty points."""
+    points = size * size
+    table = jnp.asarray(_neighbour_table(size))
+    stone = colours != _EMPTY
+    same = stone[:, None] & (_extend(colours, _OFF_BOARD)[table] == colours[:, None])  # [P, 4]
+    start = jnp.where(stone, jnp.arange(points, dtype=jnp.int32), points)
+
+    def body(carry):
+        labels, _ = carry
+        extended = _extend(labels, points)
+        smallest = jnp.min(jnp.where(same, extended[table], points), axis=1)
+        smallest = jnp.minimum(smallest, labels)
+        # Hook: the root each stone points at adopts the smallest label seen
+        # next to the stone (every label is a point of the same chain, so the
+        # chain stays one tree); then two pointer jumps.
+        hooked = extended.at[labels].min(smallest)[:points]
+        new = jnp.minimum(hooked, smallest)
+        for _ in range(2):
+            new = _extend(new, points)[new]
+        return new, jnp.any(new != labels)
+
+    return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
+
+
+class _Analysis(NamedTuple):
+    colours: jax.Array  # int32[P] relative colours
+    labels: jax.Array  # int32[P], P at empty points
+    neighbour_labels: jax.Array  # int32[P, 4], P where the neighbour is empty or off board
+    neighbour_colours: jax.Array  # int32[P, 4]
+    chain_liberties: jax.Array  # int32[P + 1] liberties by label (0 at P)
+    chain_sizes: jax.Array  # int32[P + 1] stones by label (0 at P)
+
+
+def _analyse(config: GoConfig, state: GoState) -> _Analysis:
+    size, points = config.size, config.num_points
+    table = jnp.asarray(_neighbour_table(size))
+    colours = _relative_colours(config, state)
+    labels = _flat_labels(size, colours)
+    neighbour_labels = _extend(labels, points)[table]
+    neighbour_colours = _extend(colours, _OFF_BOARD)[table]
+    # A (chain, liberty) pair counts once: at the first of the empty point's
+    # neighbours that carries the chain's label.
+    counted = _first_occurrence(neighbour_labels, points) & (colours == _EMPTY)[:, None]
+    chain_liberties = jax.ops.segment_sum(
+        counted.astype(jnp.int32).reshape(-1), neighbour_labels.reshape(-1), num_segments=points + 1
+    )
+    chain_sizes = jax.ops.segment_sum((colours != _EMPTY).astype(jnp.int32), labels, num_segments=points + 1)
+    return _Analysis(colours, labels, neighbour_labels, neighbour_colours, chain_liberties, chain_sizes)
+
+
+def _first_occurrence(labels: jax.Array, sentinel: int) -> jax.Array:
+    """``bool[..., 4]``: each label that is not ``sentinel`` and not seen earlier among the 4."""
+    first = [labels[..., 0] != sentinel]
+    for k in range(1, 4):
+        fresh = labels[..., k] != sentinel
+        for j in range(k):
+            fresh = fresh & (labels[..., k] != labels[..., j])
+        first.append(fresh)
+    return jnp.stack(first, axis=-1)
+
+
+def _chain_bitboards(size: int, analysis: _Analysis) -> jax.Array:
+    """``uint32[P + 1, N]``: the stones of the chain of each label (zero for non-labels)."""
+    points = size * size
+    rows, cols = np.divmod(np.arange(points), size)
+    bits = jnp.left_shift(jnp.uint32(1), jnp.asarray(cols, jnp.uint32))
+    stone = analysis.colours != _EMPTY
+    segments = analysis.labels * size + jnp.asarray(rows, jnp.int32)
+    boards = jax.ops.segment_sum(
+        jnp.where(stone, bits, jnp.uint32(0)), segments, num_segments=(points + 1) * size
+    )
+    return boards.reshape(points + 1, size)
+
+
+def _union4(x: jax.Array) -> jax.Array:
+    """Union over axis 1 of ``uint32[P, 4, N]``."""
+    return x[:, 0] | x[:, 1] | x[:, 2] | x[:, 3]
+
+
+# --------------------------------------------------------------------------- public blocks
+
+
+def chains(config: GoConfig, state: GoState) -> Chains:
+    """Labels, sizes and liberties of every chain, per point (see :class:`Chains`).
+
+    Call this once when you need several of the three; :func:`chain_labels`,
+    :func:`chain_sizes` and :func:`liberties` each compute it.
+    """
+    return _chains_of(config, _analyse(config, state))
+
+
+def _chains_of(config: GoConfig, analysis: _Analysis) -> Chains:
+    size = config.size
+    stone = analysis.colours != _EMPTY
+    return Chains(
+        labels=jnp.where(stone, analysis.labels, -1).reshape(size, size),
+        sizes=jnp.where(stone, analysis.chain_sizes[analysis.labels], 0).reshape(size, size),
+        liberties=jnp.where(stone, analysis.chain_liberties[analysis.labels], 0).reshape(size, size),
+    )
+
+
+def chain_labels(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: the smallest point index of each stone's chain; -1 at empty points."""
+    return chains(config, state).labels
+
+
+def chain_sizes(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: stones in each stone's chain; 0 at empty points."""
+    return chains(config, state).sizes
+
+
+def liberties(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: distinct liberties of each stone's chain; 0 at empty points."""
+    return chains(config, state).liberties
+
+
+def move_outcomes(config: GoConfig, state: GoState) -> MoveOutcomes:
+    """Liberties after, capture size and self-atari size of a mover's stone at every empty point.
+
+    See :class:`MoveOutcomes`. Call this once when you need several of the
+    three; the single-plane functions each compute it.
+    """
+    return _move_outcomes_of(config, _analyse(config, state))
+
+
+def _for_opponent(analysis: _Analysis) -> _Analysis:
+    """The same analysis seen from the other player (mover and opponent swapped)."""
+
+    def swap(colours):
+        return jnp.where(colours == _MOVER, _OPPONENT, jnp.where(colours == _OPPONENT, _MOVER, colours))
+
+    return analysis._replace(
+        colours=swap(analysis.colours), neighbour_colours=swap(analysis.neighbour_colours)
+    )
+
+
+def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = True) -> MoveOutcomes:
+    """See :func:`move_outcomes`; ``captures=False`` counts liberties as if nothing were captured."""
+    size = config.size
+    boards = _chain_bitboards(size, analysis)  # [P + 1, N]
+    neighbour_boards = boards[analysis.neighbour_labels]  # [P, 4, N]
+    colours = analysis.neighbour_colours
+    in_atari = analysis.chain_liberties[analysis.neighbour_labels] == 1
+    own = jnp.where((colours == _MOVER)[..., None], neighbour_boards, jnp.uint32(0))
+    taken = jnp.where(((colours == _OPPONENT) & in_atari)[..., None], neighbour_boards, jnp.uint32(0))
+    placed = jnp.asarray(_point_bitboards(size))  # [P, N]
+    new_chain = placed | _union4(own)
+    captured = _union4(taken)
+    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [N]
+    empty_after = (empty & ~placed) | captured if captures else empty & ~placed
+    liberties_after = bb.count(bb.neighbours(new_chain, size) & empty_after)
+    empty_point = analysis.colours == _EMPTY
+    liberties_after = jnp.where(empty_point, liberties_after, 0)
+    captures = jnp.where(empty_point, bb.count(captured), 0)
+    self_atari = jnp.where(empty_point & (liberties_after == 1), bb.count(new_chain), 0)
+    return MoveOutcomes(
+        liberties_after=liberties_after.reshape(size, size),
+        capture_size=captures.reshape(size, size),
+        self_atari_size=self_atari.reshape(size, size),
+    )
+
+
+def liberties_after_move(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: liberties of the mover's chain after a stone at each empty point (0 elsewhere)."""
+    return move_outcomes(config, state).liberties_after
+
+
+def capture_size(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: opponent stones a mover's stone at each empty point would capture."""
+    return move_outcomes(config, state).capture_size
+
+
+def self_atari_size(config: GoConfig, state: GoState) -> jax.Array:
+    """``int32[N, N]``: size of the mover's new chain where the move leaves it in atari, else 0."""
+    return move_outcomes(config, state).self_atari_size

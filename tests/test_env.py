@@ -1,0 +1,199 @@
+"""The pgx-style environment: init/step, rewards of finished games, auto-reset,
+vmap against per-game runs, and the observation options."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import gojax
+from gojax import features
+from gojax.env import GoEnv, auto_reset
+
+# Komi 0.5: a lone black stone owns the board and wins; an empty board loses on komi.
+CONFIG = gojax.GoConfig(size=5, komi=0.5, max_moves=8)
+PASS = CONFIG.pass_action
+CENTRE = 12
+ENV = GoEnv(CONFIG)
+
+
+@pytest.fixture(scope="module")
+def env_fns():
+    return {
+        "init": jax.jit(ENV.init),
+        "step": jax.jit(ENV.step),
+        "auto": jax.jit(auto_reset(ENV.step, ENV.init)),
+    }
+
+
+def _run(step, state, actions):
+    for action in actions:
+        state = step(state, jnp.int32(action))
+    return state
+
+
+def _assert_trees_equal(a, b, message=""):
+    flat_a, tree_a = jax.tree.flatten(a)
+    flat_b, tree_b = jax.tree.flatten(b)
+    assert tree_a == tree_b, message
+    for x, y in zip(flat_a, flat_b, strict=True):
+        np.testing.assert_array_equal(x, y, err_msg=message)
+
+
+def test_init(env_fns):
+    state = env_fns["init"](jax.random.PRNGKey(0))
+    assert state.observation.shape == (5, 5, 17) and state.observation.dtype == jnp.float32
+    assert ENV.observation_shape == (5, 5, 17) and ENV.num_actions == 26 and ENV.num_players == 2
+    np.testing.assert_array_equal(state.observation[..., features.AGZ_CHANNELS.colour], 1)
+    assert not np.asarray(state.observation[..., :16]).any()
+    assert np.asarray(state.legal_action_mask).all() and state.legal_action_mask.shape == (26,)
+    np.testing.assert_array_equal(state.rewards, [0, 0])
+    assert state.rewards.dtype == jnp.float32
+    assert int(state.current_player) == 0 and not bool(state.terminated) and not bool(state.truncated)
+    _assert_trees_equal(state.game, gojax.init(CONFIG))
+
+
+def test_step_follows_the_rules(env_fns):
+    legal = jax.jit(functools.partial(gojax.legal_action_mask, CONFIG))
+    planes = jax.jit(functools.partial(features.alphago_zero_planes, CONFIG))
+    state = env_fns["init"](None)
+    for number, action in enumerate([CENTRE, 6, 7, PASS], start=1):
+        state = env_fns["step"](state, jnp.int32(action), jax.random.PRNGKey(number))
+        assert int(state.current_player) == number % 2  # player 0 is black, to move after even moves
+        assert int(state.game.move_number) == number
+        np.testing.assert_array_equal(state.rewards, [0, 0])
+        np.testing.assert_array_equal(state.legal_action_mask, legal(state.game))
+        np.testing.assert_array_equal(state.observation, planes(state.game, state.history))
+    assert not bool(state.legal_action_mask[CENTRE]) and not bool(state.legal_action_mask[6])
+    board = np.asarray(gojax.board(CONFIG, state.game))
+    assert board[2, 2] == gojax.BLACK and board[1, 1] == gojax.WHITE and board[1, 2] == gojax.BLACK
+    # Mover is black: own stones now are the two black ones; white's stone one move ago.
+    own_now = np.asarray(state.observation[..., features.AGZ_CHANNELS.own][..., 0])
+    assert own_now.sum() == 2 and own_now[2, 2] == 1 and own_now[1, 2] == 1
+
+
+def test_two_passes_score_the_game_then_nothing_changes(env_fns):
+    state = _run(env_fns["step"], env_fns["init"](None), [CENTRE, PASS, PASS])
+    assert bool(state.terminated) and not bool(state.truncated)
+    np.testing.assert_array_equal(state.rewards, [1, -1])  # black owns all 25 points, komi 0.5
+    assert np.asarray(state.legal_action_mask).all()  # as pgx: all True once over
+    after = env_fns["step"](state, jnp.int32(3))
+    np.testing.assert_array_equal(after.rewards, [0, 0])  # a step on a finished game gives nothing
+    _assert_trees_equal(after.game, state.game)
+    _assert_trees_equal(after.history, state.history)
+    assert bool(after.terminated)
+
+
+def test_two_passes_on_an_empty_board_lose_on_komi(env_fns):
+    state = _run(env_fns["step"], env_fns["init"](None), [PASS, PASS])
+    assert bool(state.terminated)
+    np.testing.assert_array_equal(state.rewards, [-1, 1])
+
+
+@pytest.mark.parametrize(
+    "actions, rewards",
+    [
+        ([CENTRE, CENTRE], [1, -1]),  # white plays on an occupied point and loses
+        ([CENTRE, 6, -1], [-1, 1]),  # black plays an out-of-range action and loses
+        ([CENTRE, 6, PASS + 1], [-1, 1]),
+    ],
+)
+def test_illegal_action_loses(env_fns, actions, rewards):
+    state = _run(env_fns["step"], env_fns["init"](None), actions)
+    assert bool(state.terminated) and bool(state.game.illegal_move)
+    np.testing.assert_array_equal(state.rewards, rewards)
+    assert np.asarray(state.legal_action_mask).all()
+
+
+def test_move_cap_truncates_with_zero_rewards(env_fns):
+    state = _run(env_fns["step"], env_fns["init"](None), [0, 4, 6, 8, 10, 14, 16, 18])
+    assert bool(state.truncated) and not bool(state.terminated)
+    np.testing.assert_array_equal(state.rewards, [0, 0])
+
+
+def test_auto_reset(env_fns):
+    init = env_fns["init"](None)
+    state = _run(env_fns["auto"], init, [CENTRE, PASS])
+    assert int(state.game.move_number) == 2
+    state = env_fns["auto"](state, jnp.int32(PASS), jax.random.PRNGKey(0))
+    # The game ended: the fresh game is returned, carrying the end flags and rewards.
+    assert bool(state.terminated) and not bool(state.truncated)
+    np.testing.assert_array_equal(state.rewards, [1, -1])
+    _assert_trees_equal(state.game, init.game)
+    _assert_trees_equal(state.history, init.history)
+    np.testing.assert_array_equal(state.observation, init.observation)
+    assert int(state.current_player) == 0 and np.asarray(state.legal_action_mask).all()
+    # The next step clears them and plays on the new game.
+    state = env_fns["auto"](state, jnp.int32(CENTRE))
+    assert not bool(state.terminated)
+    np.testing.assert_array_equal(state.rewards, [0, 0])
+    assert int(state.game.move_number) == 1 and int(state.current_player) == 1
+
+
+def test_vmapped_env_equals_per_game(env_fns):
+    batch, steps = 4, 18  # the move cap is 8: games end, by passes, illegal moves or the cap, and reset
+    init = jax.jit(jax.vmap(ENV.init))
+    step = jax.jit(jax.vmap(auto_reset(ENV.step, ENV.init)))
+    key = jax.random.PRNGKey(7)
+    state = init(jax.random.split(key, batch))
+    singles = [env_fns["init"](None) for _ in range(batch)]
+    ended = 0
+    for _ in range(steps):
+        key, k_action, k_wild, k_step = jax.random.split(key, 4)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf).at[:, PASS].add(1.0)
+        action = jax.random.categorical(k_action, logits)
+        wild = jax.random.uniform(k_wild, (batch,)) < 0.05
+        action = jnp.where(wild, jax.random.randint(k_wild, (batch,), -1, PASS + 2), action)
+        keys = jax.random.split(k_step, batch)
+        state = step(state, action, keys)
+        ended += int(jnp.sum(state.terminated | state.truncated))
+        for g in range(batch):
+            singles[g] = env_fns["auto"](singles[g], action[g], keys[g])
+            _assert_trees_equal(jax.tree.map(lambda x, g=g: x[g], state), singles[g], f"game {g}")
+    assert ended >= batch
+
+
+def test_observation_none_skips_it_and_changes_nothing_else(env_fns):
+    bare = GoEnv(CONFIG, observation=None)
+    assert bare.observation_shape is None
+    step = jax.jit(bare.step)
+    state, full = bare.init(None), env_fns["init"](None)
+    assert state.observation is None
+    for action in [CENTRE, 6, PASS, PASS]:
+        state, full = step(state, jnp.int32(action)), env_fns["step"](full, jnp.int32(action))
+        assert state.observation is None
+        _assert_trees_equal(state.replace(observation=full.observation), full)
+    # One stone each, the empty region touches both: 1 - 1 - 0.5, white wins.
+    np.testing.assert_array_equal(state.rewards, [-1, 1])
+
+
+def test_custom_observation_function(env_fns):
+    def stones(config, game, history):
+        del history
+        return gojax.board(config, game)[..., None]
+
+    env = GoEnv(CONFIG, observation=stones)
+    assert env.observation_shape == (5, 5, 1)
+    played = env_fns["step"](env_fns["init"](None), jnp.int32(CENTRE))
+    observation = env.observe(played.game, played.history)
+    assert observation.shape == (5, 5, 1) and int(observation[2, 2, 0]) == gojax.BLACK
+    assert int(np.asarray(observation).sum()) == gojax.BLACK
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError, match="'katago9'"):
+        GoEnv(CONFIG, observation="katago9")
+    with pytest.raises(ValueError, match="17"):
+        GoEnv(CONFIG, observation=17)
+    with pytest.raises(ValueError, match="GoConfig"):
+        GoEnv({"size": 5})
+
+
+def test_env_is_hashable_so_it_can_be_a_static_argument():
+    same = GoEnv(gojax.GoConfig(size=5, komi=0.5, max_moves=8))
+    assert same == ENV and hash(same) == hash(ENV)
+    assert GoEnv(CONFIG, observation=None) != ENV

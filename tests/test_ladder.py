@@ -1,0 +1,374 @@
+"""Ladders read by search: hand-built positions with hand-read answers.
+
+Diagrams: ``X`` black, ``O`` white, ``.`` empty, row 0 at the top; points are
+written ``(row, col)``. In every capture position white (``O``) is the
+attacker and black (``X``) the runner. Each expected answer is read by hand in
+the comment above it, move by move where the chase matters.
+
+The basic ladder used throughout (9x9, white to move)::
+
+    . . . . . . . . .
+    . . O . . . . . .
+    . O X . . . . . .
+    . O . . . . . . .
+    . . . . . . . . .      (rows 4-8 empty)
+
+Black (2,2) has two liberties, (2,3) and (3,2).
+
+* White (3,2): black extends to (2,3) and has (1,3), (2,4), (3,3): escaped.
+* White (2,3): black extends to (3,2) and has (3,3), (4,2) ((3,1) is white).
+  White must atari from (4,2) - an atari at (3,3) lets black out at (4,2) with
+  (4,1), (4,3), (5,2). Black extends to (3,3): liberties (3,4), (4,3); white
+  (3,4), black (4,3): liberties (4,4), (5,3); white (5,3), black (4,4) ...
+  the runner zig-zags along the diagonal (3,3), (4,4), (5,5), (6,6), (7,7)
+  and dies at the lower edge: after black (7,7) and white (7,8), black's
+  extension at (8,7) has the one liberty (8,8).
+
+So the capture plane is exactly {(2,3)}.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+import pytest
+
+import gojax
+from gojax import features as F
+
+CONFIG = gojax.GoConfig(size=9, ko_rule="simple")
+BIG = gojax.GoConfig(size=19, ko_rule="simple")
+
+
+@functools.cache
+def plane_fn(name, config=CONFIG):
+    return jax.jit(functools.partial(getattr(F, name), config))
+
+
+def board(rows, size=9):
+    """A diagram from ``{row: text}``; other rows empty."""
+    lines = []
+    for r in range(size):
+        lines.append(rows.get(r, " ".join("." * size)))
+    return "\n".join(lines)
+
+
+def plane(name, diagram, to_play, config=CONFIG):
+    state = gojax.from_ascii(config, diagram, to_play)
+    return np.asarray(plane_fn(name, config)(state))
+
+
+def points_of(plane):
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
+
+
+BASIC = {
+    1: ". . O . . . . . .",
+    2: ". O X . . . . . .",
+    3: ". O . . . . . . .",
+}
+
+
+def with_rows(base, **changes):
+    rows = dict(base)
+    for key, text in changes.items():
+        rows[int(key[1:])] = text
+    return rows
+
+
+# --------------------------------------------------------------------------- 1. working ladder
+
+
+def test_working_ladder():
+    got = plane("ladder_capture_plane", board(BASIC), gojax.WHITE)
+    assert points_of(got) == {(2, 3)}
+
+
+def test_working_ladder_cannot_be_escaped():
+    # White has played the atari (2,3); black to move. Extending at (3,2) gives two
+    # liberties and the chase of the module docstring: the escape plane is empty.
+    rows = with_rows(BASIC, r2=". O X O . . . . .")
+    got = plane("ladder_escape_plane", board(rows), gojax.BLACK)
+    assert points_of(got) == set()
+
+
+# --------------------------------------------------------------------------- 2. broken by a stone
+
+
+BREAKER = with_rows(BASIC, r6=". . . . . . X . .")
+
+
+def test_ladder_breaker_makes_the_capture_fail():
+    # A black stone at (6,6), on the runner's diagonal. When the runner reaches (5,5) with
+    # liberties (5,6), (6,5), either white atari lets it connect to (6,6): after white (5,6),
+    # black (6,5)+(6,6) has (7,5), (7,6), (6,7); after white (6,5), black (5,6)+(6,6) has
+    # (4,6), (5,7), (6,7), (7,6). Escaped, so no working ladder anywhere.
+    got = plane("ladder_capture_plane", board(BREAKER), gojax.WHITE)
+    assert points_of(got) == set()
+
+
+def test_ladder_breaker_makes_the_escape_work():
+    rows = with_rows(BREAKER, r2=". O X O . . . . .")
+    got = plane("ladder_escape_plane", board(rows), gojax.BLACK)
+    assert points_of(got) == {(3, 2)}
+
+
+def test_attackers_stone_on_the_path_does_not_break_it():
+    # A white stone at (6,6) instead: when the runner at (5,5) has (5,6), (6,5), white (5,6)
+    # leaves black's extension (6,5) with only (7,5) ((6,4) and (6,6) white): captured sooner.
+    rows = with_rows(BASIC, r6=". . . . . . O . .")
+    got = plane("ladder_capture_plane", board(rows), gojax.WHITE)
+    assert points_of(got) == {(2, 3)}
+
+
+# --------------------------------------------------------------------------- 3. the edge
+
+
+def test_edge_decides_second_line_ladder():
+    # The same three stones on the second line and in the centre.
+    #
+    # Second line: black (7,2), white (6,2), (7,1); black's liberties (7,3), (8,2).
+    # White (7,3): black extends to (8,2) and has (8,1), (8,3) only - the edge takes the
+    # rest. White (8,3) (connected to (7,3)): black's extension (8,1) has the one liberty
+    # (8,0). Captured. White (8,2) instead: black (7,3) has (6,3), (7,4), (8,3): escaped.
+    edge = {6: ". . O . . . . . .", 7: ". O X . . . . . ."}
+    assert points_of(plane("ladder_capture_plane", board(edge), gojax.WHITE)) == {(7, 3)}
+    # Centre (three rows up): white (4,3), black (5,2) has (5,1), (5,3), (6,2); white (5,2),
+    # black (4,3) has (3,3), (4,4), (5,3). Three liberties either way: no ladder.
+    centre = {3: ". . O . . . . . .", 4: ". O X . . . . . ."}
+    assert points_of(plane("ladder_capture_plane", board(centre), gojax.WHITE)) == set()
+
+
+def test_first_line_self_atari_is_refused():
+    # Black (7,2) with white (6,2), (7,1), and a black stone (8,3) on the first line.
+    # White (8,2) would be a stone with the one liberty (8,1) (the edge below, black
+    # (7,2) and (8,3) beside it): black captures it and escapes. White (7,3) still works:
+    # black (8,2) joins (8,3) with liberties (8,1), (8,4); white (8,4), black (8,1) has only
+    # (8,0). The ladder plane is {(7,3)}; (8,2) is not in it.
+    rows = {6: ". . O . . . . . .", 7: ". O X . . . . . .", 8: ". . . X . . . . ."}
+    assert points_of(plane("ladder_capture_plane", board(rows), gojax.WHITE)) == {(7, 3)}
+
+
+# --------------------------------------------------------------------------- 4. escape by capture
+
+
+COUNTER = with_rows(BASIC, r0=". . X . . . . . .", r1=". . O X . . . . .")
+
+
+def test_escape_by_capturing_an_attacker_in_atari():
+    # The basic ladder plus black (0,2) and (1,3): white (1,2) is left with the one liberty
+    # (1,1). Whichever atari white plays on black (2,2), black captures (1,2) at (1,1) and
+    # is out. Black (0,2) (liberties (0,1), (0,3)) cannot be laddered either: each atari on
+    # it is answered by the same capture. No working ladder.
+    assert points_of(plane("ladder_capture_plane", board(COUNTER), gojax.WHITE)) == set()
+
+
+def test_escape_plane_with_a_counter_capture_later():
+    # White has played (2,3); black to move. Extending at (3,2) leaves black with (3,3),
+    # (4,2); after either white atari black captures (1,2) (still in atari) and escapes.
+    rows = with_rows(COUNTER, r2=". O X O . . . . .")
+    assert points_of(plane("ladder_escape_plane", board(rows), gojax.BLACK)) == {(3, 2)}
+
+
+def test_extension_joining_a_friendly_stone():
+    # Black (4,3) is in atari (liberty (4,4)); black (5,4) is next to that liberty.
+    # Extending at (4,4) joins them: (4,3) (4,4) (5,4) has (3,4), (4,5), (5,5), (6,4).
+    # The capture of white (5,3) at (6,3) would save black too, but it is a different move
+    # and the escape plane marks only extensions.
+    rows = {
+        3: ". . . O . . . . .",
+        4: ". . O X . . . . .",
+        5: ". . X O X . . . .",
+    }
+    assert points_of(plane("ladder_escape_plane", board(rows), gojax.BLACK)) == {(4, 4)}
+
+
+def test_extension_into_a_dead_end_is_no_escape():
+    # Black (2,2) in atari at (2,3), hemmed in: extending to (2,3) gives (1,3) and... white
+    # (1,3), (2,4), (3,3) leave it no liberty -> illegal (suicide); no escape anywhere.
+    rows = {
+        1: ". . O O . . . . .",
+        2: ". O X . O . . . .",
+        3: ". . O O . . . . .",
+    }
+    assert points_of(plane("ladder_escape_plane", board(rows), gojax.BLACK)) == set()
+
+
+# --------------------------------------------------------------------------- 5. long diagonal
+
+
+def test_long_diagonal_ladder_on_19x19():
+    # The basic ladder in the top-left corner of a 19x19 board: the chase runs 16 rows down
+    # the diagonal to the lower-right edge (about 32 ataris) and captures.
+    empty = ". " * 18 + "."
+    rows = {r: empty for r in range(19)}
+    rows[1] = ". . O" + " ." * 16
+    rows[2] = ". O X" + " ." * 16
+    rows[3] = ". O ." + " ." * 16
+    diagram = "\n".join(rows[r] for r in range(19))
+    got = plane("ladder_capture_plane", diagram, gojax.WHITE, BIG)
+    assert points_of(got) == {(2, 3)}
+    # A black stone at (16,16), near the far corner on the diagonal, breaks it.
+    rows[16] = ". " * 16 + "X . ."
+    diagram = "\n".join(rows[r] for r in range(19))
+    got = plane("ladder_capture_plane", diagram, gojax.WHITE, BIG)
+    assert points_of(got) == set()
+
+
+# --------------------------------------------------------------------------- random positions
+#
+# A plain-Python reader with the rules of the module docstring (its own board code, no
+# gojax), compared with the planes on random boards: this checks the candidate search,
+# the chunked loop and the reading plumbing, while the hand positions above check that
+# the rules themselves read ladders right.
+
+
+def ref_chain(grid, point):
+    size = grid.shape[0]
+    colour = grid.flat[point]
+    stones, libs, stack = {point}, set(), [point]
+    while stack:
+        r, c = divmod(stack.pop(), size)
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= rr < size and 0 <= cc < size:
+                q = rr * size + cc
+                if grid.flat[q] == 0:
+                    libs.add(q)
+                elif grid.flat[q] == colour and q not in stones:
+                    stones.add(q)
+                    stack.append(q)
+    return stones, libs
+
+
+def ref_neighbours(point, size):
+    r, c = divmod(point, size)
+    return [
+        rr * size + cc
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+        if 0 <= rr < size and 0 <= cc < size
+    ]
+
+
+def ref_play(grid, point, colour):
+    """The board after ``colour`` plays ``point``, or None if occupied or suicide."""
+    if grid.flat[point]:
+        return None
+    grid = grid.copy()
+    grid.flat[point] = colour
+    for q in ref_neighbours(point, grid.shape[0]):
+        if grid.flat[q] == 3 - colour:
+            stones, libs = ref_chain(grid, q)
+            if not libs:
+                grid.flat[list(stones)] = 0
+    return grid if ref_chain(grid, point)[1] else None
+
+
+def ref_read(grid, prey, first_move, capture):
+    """'captured' or 'escaped' for the runner chain through ``prey``."""
+    runner = int(grid.flat[prey])
+    attacker = 3 - runner
+    first = True
+    while True:
+        libs = sorted(ref_chain(grid, prey)[1])
+        if first:
+            moves, skip = ([first_move], False) if capture else ([libs[0]], True)
+        else:
+            moves, skip = libs[:2], False
+        best, best_score = None, -1
+        for move in moves:
+            atari = grid if skip else ref_play(grid, move, attacker)
+            if atari is None or atari.flat[prey] != runner or len(ref_chain(atari, prey)[1]) != 1:
+                continue
+            chain, (liberty,) = ref_chain(atari, prey)
+            counter = not skip and any(
+                atari.flat[q] == attacker and len(ref_chain(atari, q)[1]) == 1
+                for s in chain
+                for q in ref_neighbours(s, grid.shape[0])
+            )
+            after = ref_play(atari, liberty, runner)
+            n = len(ref_chain(after, prey)[1]) if after is not None else 0
+            score = 0 if counter or n >= 3 else (3 if after is None or n <= 1 else 2)
+            if score > best_score:
+                best, best_score = after, score
+        if best_score == 3:
+            return "captured"
+        if best_score <= 0:
+            return "escaped"
+        grid, first = best, False
+
+
+def ref_planes(grid, mover):
+    """Capture plane, escape plane, and the number of capture reads."""
+    size = grid.shape[0]
+    capture, escape = np.zeros((size, size), bool), np.zeros((size, size), bool)
+    reads = 0
+    for p in range(size * size):
+        if ref_play(grid, p, mover) is None:
+            continue  # occupied or illegal
+        for q in ref_neighbours(p, size):
+            if grid.flat[q] == 3 - mover and len(ref_chain(grid, q)[1]) == 2:
+                reads += 1
+                capture.flat[p] |= ref_read(grid, q, p, True) == "captured"
+            if grid.flat[q] == mover and len(ref_chain(grid, q)[1]) == 1:
+                escape.flat[p] |= ref_read(grid, q, p, False) == "escaped"
+    return capture, escape, reads
+
+
+def random_boards(seed, count, size=9):
+    rng = np.random.default_rng(seed)
+    boards = []
+    for i in range(count):
+        density = 0.3 + 0.3 * i / max(count - 1, 1)
+        grid = rng.choice(3, size=(size, size), p=[1 - density, density / 2, density / 2]).astype(np.int8)
+        for p in rng.permutation(size * size):
+            if grid.flat[p] and not ref_chain(grid, p)[1]:
+                grid.flat[list(ref_chain(grid, p)[0])] = 0
+        boards.append(grid)
+    return boards
+
+
+def test_planes_match_a_plain_python_reader_on_random_boards():
+    capture_fn, escape_fn = plane_fn("ladder_capture_plane"), plane_fn("ladder_escape_plane")
+    seen, most_reads = [0, 0], 0
+    for i, grid in enumerate(random_boards(1, 24)):
+        mover = 1 + i % 2
+        state = gojax.from_board(CONFIG, grid, mover)
+        want_capture, want_escape, reads = ref_planes(grid, mover)
+        most_reads = max(most_reads, reads)
+        np.testing.assert_array_equal(capture_fn(state), want_capture, err_msg=f"capture, board {i}")
+        np.testing.assert_array_equal(escape_fn(state), want_escape, err_msg=f"escape, board {i}")
+        seen[0] += int(want_capture.sum())
+        seen[1] += int(want_escape.sum())
+    # The boards do hold ladders of both kinds, and some board needs more reads than one
+    # chunk (8) holds, so the chunk loop runs more than once (a read of a point next to
+    # two 2-liberty chains counts twice here; the plane reads each chain once too).
+    assert seen[0] >= 3 and seen[1] >= 3, seen
+    assert most_reads > 8, most_reads
+
+
+# --------------------------------------------------------------------------- single reads
+
+
+def test_single_reads():
+    capture = jax.jit(functools.partial(F.ladder_capture, CONFIG))
+    escape = jax.jit(functools.partial(F.ladder_escape, CONFIG))
+    basic = gojax.from_ascii(CONFIG, board(BASIC), gojax.WHITE)
+    assert bool(capture(basic, 2 * 9 + 3, 2 * 9 + 2))
+    assert not bool(capture(basic, 3 * 9 + 2, 2 * 9 + 2))
+    # Not an atari (the prey is white's own stone, or the move leaves two liberties).
+    assert not bool(capture(basic, 2 * 9 + 3, 1 * 9 + 2))
+    assert not bool(capture(basic, 4 * 9 + 4, 2 * 9 + 2))
+    broken = gojax.from_ascii(CONFIG, board(with_rows(BREAKER, r2=". O X O . . . . .")), gojax.BLACK)
+    working = gojax.from_ascii(CONFIG, board(with_rows(BASIC, r2=". O X O . . . . .")), gojax.BLACK)
+    assert bool(escape(broken, 2 * 9 + 2))
+    assert not bool(escape(working, 2 * 9 + 2))
+    # A chain that is not in atari is not "escaping".
+    assert not bool(escape(basic.replace(turn=basic.turn * 0), 2 * 9 + 2))
+
+
+def test_bad_chunk():
+    state = gojax.init(CONFIG)
+    with pytest.raises(ValueError, match="chunk"):
+        F.ladder_capture_plane(CONFIG, state, chunk=0)
