@@ -128,6 +128,66 @@ def measure_openspiel(size, seconds, repeats):
     return statistics.median(rates)
 
 
+def measure_features(size: int, batch: int, repeats: int, presets) -> list[dict]:
+    """Boards per second of each feature preset, beside ``step`` and the legal mask,
+    on a batch of mid-game positions (random legal play, ``P // 2`` moves)."""
+    from gojax import features
+
+    config = gojax.GoConfig(size=size)
+    step = jax.vmap(functools.partial(gojax.step, config))
+    legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
+    push = jax.vmap(functools.partial(features.history_push, config))
+
+    @jax.jit
+    def advance(carry, key):
+        state, history = carry
+        state = step(state, _sample(key, legal(state).at[:, -1].set(False)))
+        return (state, push(history, state)), None
+
+    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
+    history = jax.vmap(functools.partial(features.history_init, config))(state)
+    keys = jax.random.split(jax.random.PRNGKey(2), config.num_points // 2)
+    (state, history), _ = jax.lax.scan(advance, (state, history), keys)
+    actions = _sample(jax.random.PRNGKey(3), legal(state))
+    candidates = {
+        "step": (lambda s, h: step(s, actions), "rules"),
+        "legal_action_mask": (lambda s, h: legal(s), "rules"),
+        "alphago_zero (bool)": (
+            jax.vmap(functools.partial(features.alphago_zero_planes, config, dtype=jnp.bool_)),
+            "features",
+        ),
+        "alphago_zero (float32)": (
+            jax.vmap(functools.partial(features.alphago_zero_planes, config)),
+            "features",
+        ),
+        "alphago (48 planes)": (jax.vmap(functools.partial(features.alphago_planes, config)), "features"),
+    }
+    rows = []
+    for name, (function, kind) in candidates.items():
+        if kind == "features" and not any(name.startswith(p) for p in presets):
+            continue
+        run = jax.jit(function)
+        start = time.perf_counter()
+        jax.block_until_ready(run(state, history))
+        compile_s = time.perf_counter() - start
+        rates = []
+        for _ in range(repeats):
+            begin = time.perf_counter()
+            jax.block_until_ready(run(state, history))
+            rates.append(batch / (time.perf_counter() - begin))
+        rows.append(
+            dict(
+                what=name, size=size, batch=batch, boards_per_s=statistics.median(rates), compile_s=compile_s
+            )
+        )
+        print(
+            f"  {name:24s} {size}x{size} batch {batch}: {rows[-1]['boards_per_s']:12,.0f} boards/s  "
+            f"(first call {compile_s:.1f} s)",
+            flush=True,
+        )
+    return rows
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
@@ -135,7 +195,17 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=64, help="moves per jitted scan")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--engines", nargs="+", default=["gojax", "pgx", "openspiel"])
+    parser.add_argument(
+        "--pgx-max-batch", type=int, default=4096, help="skip pgx above this batch (it is slow on CPU)"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--features",
+        nargs="*",
+        default=["alphago_zero"],
+        help="feature presets to time at 19x19 (alphago_zero, alphago); none to skip",
+    )
+    parser.add_argument("--feature-batch", type=int, default=1024)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     device = jax.devices()[0]
@@ -146,9 +216,11 @@ def main(argv=None) -> None:
         for batch in args.batches:
             results = {}
             for engine, factory in (("gojax", gojax_runner), ("pgx", pgx_runner)):
+                if engine == "pgx" and batch > args.pgx_max_batch:
+                    continue
                 if engine in args.engines:
                     results[engine] = measure_jax(factory, size, batch, args.steps, args.repeats)
-            for engine, (rate, compile_s, nbytes) in results.items():
+            for engine, (rate, compile_s, step_compile_s, nbytes) in results.items():
                 ratio = rate / results["pgx"][0] if "pgx" in results else float("nan")
                 rows.append(
                     dict(
@@ -158,12 +230,14 @@ def main(argv=None) -> None:
                         steps_per_s=rate,
                         ratio_to_pgx=ratio,
                         compile_s=compile_s,
+                        step_compile_s=step_compile_s,
                         bytes_per_state=nbytes,
                     )
                 )
                 print(
                     f"  {engine:9s} {size}x{size} batch {batch:6d}: {rate:12,.0f} steps/s  "
-                    f"x{ratio:6.1f} pgx  compile {compile_s:5.1f} s  {nbytes:6d} B/state",
+                    f"x{ratio:6.1f} pgx  compile: loop {compile_s:4.1f} s, step {step_compile_s:4.1f} s  "
+                    f"{nbytes:6d} B/state",
                     flush=True,
                 )
         if "openspiel" in args.engines:
@@ -176,6 +250,7 @@ def main(argv=None) -> None:
                     steps_per_s=rate,
                     ratio_to_pgx=float("nan"),
                     compile_s=0.0,
+                    step_compile_s=0.0,
                     bytes_per_state=0,
                 )
             )
@@ -185,15 +260,26 @@ def main(argv=None) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    print("\n| engine | board | batch | steps/s | x pgx | compile s | bytes/state |")
+    print("\n| engine | board | batch | steps/s | x pgx | compile: loop / step (s) | bytes/state |")
     print("|---|---|---|---|---|---|---|")
     for row in rows:
         ratio = "" if np.isnan(row["ratio_to_pgx"]) else f"{row['ratio_to_pgx']:.1f}"
+        compiled = f"{row['compile_s']:.1f} / {row['step_compile_s']:.1f}" if row["compile_s"] else ""
         print(
             f"| {row['engine']} | {row['size']}x{row['size']} | {row['batch']} | {row['steps_per_s']:,.0f} | "
-            f"{ratio} | {row['compile_s']:.1f} | {row['bytes_per_state'] or ''} |"
+            f"{ratio} | {compiled} | {row['bytes_per_state'] or ''} |"
         )
+    for size in args.sizes:
+        simple = _state_bytes(gojax.init(gojax.GoConfig(size=size, ko_rule="simple")))
+        print(f"gojax {size}x{size} state with ko_rule='simple': {simple} bytes")
     _plot(rows, args.out / "benchmark.png", device)
+    if args.features:
+        print("\nfeature planes vs rules, 19x19 mid-game positions:")
+        feature_rows = measure_features(19, args.feature_batch, args.repeats, args.features)
+        with open(args.out / "features.csv", "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(feature_rows[0]))
+            writer.writeheader()
+            writer.writerows(feature_rows)
 
 
 def _plot(rows, path, device) -> None:
@@ -217,7 +303,7 @@ def _plot(rows, path, device) -> None:
         for row in rows:
             if row["engine"] == "openspiel" and row["size"] == size:
                 axis.axhline(
-                    row["steps_per_s"], color="gray", linestyle=":", label="OpenSpiel C++ (1 thread)"
+                    row["steps_per_s"], color="gray", linestyle=":", label="OpenSpiel (C++ from Python, 1 thread)"
                 )
         axis.set(
             xscale="log",
