@@ -42,6 +42,7 @@ from gojax.features._chains import (
     MoveOutcomes,
     _extend,
     _neighbour_table,
+    _offset_table,
     _relative_colours,
     capture_size,
     chain_labels,
@@ -78,17 +79,9 @@ __all__ = [
 ]
 
 
-@functools.cache
 def _diagonal_table(size: int) -> np.ndarray:
     """``int32[P, 4]``: the diagonal neighbours of each point, ``P`` off board."""
-    points = size * size
-    rows, cols = np.divmod(np.arange(points), size)
-    table = np.full((points, 4), points, np.int32)
-    for k, (dr, dc) in enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1))):
-        r, c = rows + dr, cols + dc
-        inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
-        table[inside, k] = (r * size + c)[inside]
-    return table
+    return _offset_table(size, ((-1, -1), (-1, 1), (1, -1), (1, 1)))
 
 
 @functools.cache

@@ -95,16 +95,21 @@ class MoveOutcomes(NamedTuple):
 
 
 @functools.cache
-def _neighbour_table(size: int) -> np.ndarray:
-    """``int32[P, 4]``: the orthogonal neighbours of each point (up, down, left, right), ``P`` off board."""
+def _offset_table(size: int, offsets: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """``int32[P, K]``: the point at each ``(row, col)`` offset from each point, ``P`` off board."""
     points = size * size
     rows, cols = np.divmod(np.arange(points), size)
-    table = np.full((points, 4), points, np.int32)
-    for k, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+    table = np.full((points, len(offsets)), points, np.int32)
+    for k, (dr, dc) in enumerate(offsets):
         r, c = rows + dr, cols + dc
         inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
         table[inside, k] = (r * size + c)[inside]
     return table
+
+
+def _neighbour_table(size: int) -> np.ndarray:
+    """``int32[P, 4]``: the orthogonal neighbours of each point (up, down, left, right), ``P`` off board."""
+    return _offset_table(size, ((-1, 0), (1, 0), (0, -1), (0, 1)))
 
 
 @functools.cache
