@@ -30,12 +30,17 @@ def make_runner(config: gojax.GoConfig, batch: int, chunk: int):
     def one_move(carry, key):
         state, finished, black_wins, shown = carry
         mask = legal(state)
-        keys = jax.random.split(key, batch)
-        actions = jax.vmap(lambda k, m: jax.random.categorical(k, jnp.where(m, 0.0, -jnp.inf)))(keys, mask)
+        # A uniformly random legal move: one uniform number per game.
+        legal_so_far = jnp.cumsum(mask, axis=-1)
+        pick = jnp.floor(jax.random.uniform(key, (batch,)) * legal_so_far[:, -1]).astype(legal_so_far.dtype)
+        actions = jnp.argmax(legal_so_far > pick[:, None], axis=-1)
         state = step(state, actions)
         done = state.done
         finished = finished + jnp.sum(done)
-        black_wins = black_wins + jnp.sum(done & (winner(state) == gojax.BLACK))
+        # Score only finished games: the others are scored on an empty board,
+        # whose flood fill stops at once.
+        scored = state.replace(stones=jnp.where(done[:, None, None], state.stones, jnp.uint32(0)))
+        black_wins = black_wins + jnp.sum(done & (winner(scored) == gojax.BLACK))
         shown = jax.tree.map(lambda s, new: jnp.where(done[0], new[0], s), shown, state)
         state = jax.tree.map(
             lambda new, start: jnp.where(done.reshape((-1,) + (1,) * (new.ndim - 1)), start, new),
@@ -75,22 +80,22 @@ def main(argv=None) -> None:
     key, sub = jax.random.split(key)
     state, finished, black_wins, shown = jax.block_until_ready(run(state, sub, shown))
     compile_and_first = time.perf_counter() - start
-    total_games, total_black, calls = int(finished), int(black_wins), 1
+    total_games, total_black = int(finished), int(black_wins)
+    timed_games, moves = 0, 0
     start = time.perf_counter()
     while total_games < args.games:
         key, sub = jax.random.split(key)
         state, finished, black_wins, shown = run(state, sub, shown)
         total_games += int(finished)
+        timed_games += int(finished)
         total_black += int(black_wins)
-        calls += 1
+        moves += args.chunk * args.batch
     elapsed = time.perf_counter() - start
-    moves = (calls - 1) * args.chunk * args.batch
     print(f"first call (compile + {args.chunk} moves): {compile_and_first:.1f} s")
     if elapsed > 0:
         print(
             f"{total_games} games finished; after compile: {moves / elapsed:,.0f} moves/s, "
-            f"{moves / elapsed / max(1.0, moves / max(total_games, 1)):,.1f} games/s "
-            f"(mean length {moves / max(total_games, 1):.0f} moves)"
+            f"{timed_games / elapsed:,.1f} games/s (mean length {moves / max(timed_games, 1):.0f} moves)"
         )
     print(f"black won {100 * total_black / max(total_games, 1):.1f}% (komi {config.komi})")
     print("\na finished game:")
