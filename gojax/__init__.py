@@ -22,6 +22,12 @@ from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 from gojax import env, features, symmetry
 from gojax.env import EnvState, GoEnv, auto_reset
 
+# --- SGF game records and SVG pictures (issue 7) ------------------------------
+# isort: split
+from gojax import sgf, svg
+from gojax.sgf import GameRecord, SGFError, read_sgf, write_sgf
+from gojax.svg import SvgBoard, board_svg
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -60,4 +66,16 @@ __all__ += [
     "env",
     "features",
     "symmetry",
+]
+
+# SGF game records and SVG pictures (issue 7)
+__all__ += [
+    "GameRecord",
+    "SGFError",
+    "SvgBoard",
+    "board_svg",
+    "read_sgf",
+    "sgf",
+    "svg",
+    "write_sgf",
 ]

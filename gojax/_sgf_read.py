@@ -1,0 +1,278 @@
+"""Reading SGF game records, host side: a parsed game tree to the fields of a ``GameRecord``.
+
+See :mod:`gojax.sgf` for what is read and how; :mod:`gojax._sgf_parse` for
+the syntax. Every problem raises :class:`SGFError` naming the file, the line
+or move number, and what is wrong.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import math
+import re
+import typing
+from collections import Counter
+
+import numpy as np
+
+from gojax._sgf_parse import Node, SGFError, decode_text
+from gojax._sgf_write import parse_rules_string
+from gojax._types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+
+__all__ = ["check_encoding", "fox_komi", "game_fields"]
+
+_COLOUR = {"B": BLACK, "W": WHITE}
+_SETUP = ("AB", "AW", "AE")
+# Root properties the reader turns into fields (not metadata).
+_STRUCTURAL = frozenset({"GM", "FF", "CA", "SZ", "KM", "AB", "AW", "AE", "B", "W", "PL"})
+
+
+def fox_komi(km: float, rules: str | None) -> float:
+    """Komi in points from a Fox (foxwq) ``KM``: x100, and in stones under Chinese rules.
+
+    ``fox_komi(650, "Japanese") == 6.5``; ``fox_komi(375, "Chinese") == 7.5``
+    (3.75 stones of Chinese counting). ``KM[0]`` means Fox did not store the
+    komi and stays 0.
+    """
+    points = km / 100.0
+    if rules is not None and "chinese" in rules.lower():
+        points *= 2.0
+    return points
+
+
+def _text_encoding(name: str) -> str | None:
+    """The codec name for a character set that decodes bytes to text, else ``None``."""
+    try:
+        codec = codecs.lookup(name)
+        b"SGF".decode(codec.name, errors="replace")
+    except (LookupError, ValueError, TypeError):
+        return None
+    return codec.name
+
+
+def check_encoding(encoding: str, name: str | None) -> str:
+    """The codec name of ``encoding``, or :class:`SGFError` if it is not a text encoding."""
+    codec = _text_encoding(encoding)
+    if codec is None:
+        raise SGFError(f"{name or '<sgf>'}: unknown character set {encoding!r}")
+    return codec
+
+
+def game_fields(
+    root: Node,
+    newlines: list[int],
+    name: str | None,
+    encoding: str | None,
+    ko_rule: KoRule | None,
+    use_fox_komi: bool,
+    warnings: list[str],
+) -> dict:
+    """The fields of a ``GameRecord`` for the game tree at ``root`` (its main line).
+
+    Args:
+      root: the game's root node.
+      newlines: byte offsets of every ``\\n`` in the source, for line numbers.
+      name: the file name for messages.
+      encoding: the text encoding (``None``: ``CA``, else UTF-8).
+      ko_rule: overrides the rules' ko rule.
+      use_fox_komi: convert ``KM`` with :func:`fox_komi`.
+      warnings: the list of accepted oddities (extended).
+    """
+    where = name or "<sgf>"
+
+    def line(node: Node) -> int:
+        return bisect.bisect_left(newlines, node.offset) + 1
+
+    props = root.properties
+    if encoding is None:
+        encoding = "utf-8"
+        if "CA" in props:
+            charset = props["CA"][0].decode("ascii", errors="replace").strip()
+            encoding = _text_encoding(charset) or "utf-8"
+            if _text_encoding(charset) is None:
+                warnings.append(f"{where}: unknown character set CA[{charset}], read as UTF-8")
+
+    def text(raw: bytes) -> str:
+        return decode_text(raw, encoding)
+
+    def single(ident: str) -> str | None:
+        return text(props[ident][0]).strip() if ident in props else None
+
+    game = single("GM")
+    if game is not None and game != "1":
+        raise SGFError(f"{where}: line {line(root)}: GM[{game}] is not a game of Go (GM[1])")
+    size = _board_size(single("SZ"), where, line(root))
+
+    km = single("KM")
+    komi_recorded = None
+    if km is not None and km != "":
+        try:
+            komi_recorded = float(km.replace(",", "."))
+        except ValueError:
+            raise SGFError(f"{where}: line {line(root)}: KM[{km}] is not a number") from None
+        if not math.isfinite(komi_recorded):
+            raise SGFError(f"{where}: line {line(root)}: KM[{km}] is not a finite number")
+    metadata: dict[str, str] = {}
+    ignored: Counter[str] = Counter()
+    for ident, values in props.items():
+        if ident in _STRUCTURAL:
+            continue
+        if len(values) == 1:
+            metadata[ident] = text(values[0])
+        else:
+            ignored[ident] += 1
+    komi = 0.0 if komi_recorded is None else komi_recorded
+    if use_fox_komi and komi_recorded is not None:
+        komi = fox_komi(komi_recorded, metadata.get("RU"))
+    if "HA" in metadata and _int_or_none(metadata["HA"]) is None:
+        warnings.append(f"{where}: HA[{metadata['HA']}] is not a number")
+    rules_ko, suicide = parse_rules_string(metadata.get("RU"))
+
+    setup = np.zeros((size, size), dtype=np.int8)
+    moves: list[tuple[int, int]] = []
+    move_lines: list[int] = []
+    first_player = None
+    variations = 0
+    node: Node | None = root
+    while node is not None:
+        node_props = node.properties
+        if node is not root:
+            for ident in node_props:
+                if ident not in _COLOUR and ident not in _SETUP and ident != "PL":
+                    ignored[ident] += 1
+        colours = [ident for ident in ("B", "W") if ident in node_props]
+        number = len(moves) + 1
+        if len(colours) == 2:
+            raise SGFError(f"{where}: move {number} (line {line(node)}): B and W in one node")
+        for ident in _SETUP:
+            if ident not in node_props:
+                continue
+            if moves:
+                raise SGFError(
+                    f"{where}: line {line(node)}: setup property {ident} after move {len(moves)} "
+                    "(gojax replays setup stones only before the first move)"
+                )
+            value = EMPTY if ident == "AE" else _COLOUR[ident[1]]
+            for raw in node_props[ident]:
+                for point in _points(raw, size, where, line(node), ident):
+                    setup.flat[point] = value
+        if "PL" in node_props and not moves:
+            player = text(node_props["PL"][0]).strip().upper()
+            if player not in _COLOUR:
+                raise SGFError(f"{where}: line {line(node)}: PL[{player}] is not B or W")
+            first_player = _COLOUR[player]
+        if colours:
+            (ident,) = colours
+            values = node_props[ident]
+            if len(values) != 1:
+                raise SGFError(
+                    f"{where}: move {number} (line {line(node)}): {ident} has {len(values)} values"
+                )
+            action = _move(values[0], size, where, f"move {number} (line {line(node)}): {ident}")
+            moves.append((_COLOUR[ident], action))
+            move_lines.append(line(node))
+        if len(node.children) > 1:
+            variations += len(node.children) - 1
+        node = node.children[0] if node.children else None
+
+    if moves:
+        first_player = moves[0][0]
+    max_moves = None
+    if len(moves) > 2 * size * size:
+        max_moves = min(len(moves), 32767)
+    config = GoConfig(
+        size=size,
+        komi=komi,
+        ko_rule=typing.cast(KoRule, ko_rule or rules_ko or "positional"),
+        suicide=suicide if suicide is not None else False,
+        max_moves=max_moves,
+    )
+    return dict(
+        config=config,
+        setup=setup,
+        moves=moves,
+        first_player=first_player or BLACK,
+        metadata=metadata,
+        komi_recorded=komi_recorded,
+        name=name,
+        variations=variations,
+        ignored=dict(ignored),
+        warnings=warnings,
+        move_lines=move_lines,
+    )
+
+
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def _board_size(value: str | None, where: str, line: int) -> int:
+    if value is None:
+        return 19
+    parts = [part.strip() for part in value.split(":")]
+    if len(parts) > 2 or not all(re.fullmatch("[0-9]{1,6}", part) for part in parts):
+        raise SGFError(f"{where}: line {line}: SZ[{value}] is not a board size")
+    sizes = [int(part) for part in parts]
+    if len(sizes) == 2 and sizes[0] != sizes[1]:
+        raise SGFError(f"{where}: line {line}: SZ[{value}]: gojax plays on square boards only")
+    size = sizes[0]
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise SGFError(
+            f"{where}: line {line}: SZ[{value}]: gojax plays on boards from {MIN_SIZE}x{MIN_SIZE} "
+            f"to {MAX_SIZE}x{MAX_SIZE}"
+        )
+    return size
+
+
+def _coordinate(letter: int) -> int:
+    """0-based index of an SGF coordinate letter (``a``-``z``, then ``A``-``Z``), or -1."""
+    if 97 <= letter <= 122:
+        return letter - 97
+    if 65 <= letter <= 90:
+        return letter - 65 + 26
+    return -1
+
+
+def _point(raw: bytes, size: int, where: str, what: str) -> int:
+    """The point of a two-letter SGF coordinate (column, then row from the top)."""
+    if len(raw) != 2:
+        raise SGFError(f"{where}: {what}[{_show(raw)}] is not a point (two letters, column then row)")
+    col, row = _coordinate(raw[0]), _coordinate(raw[1])
+    if not (0 <= col < size and 0 <= row < size):
+        raise SGFError(
+            f"{where}: {what}[{_show(raw)}] is off the {size}x{size} board "
+            f"(columns and rows a..{chr(97 + size - 1) if size <= 26 else 'Z'})"
+        )
+    return row * size + col
+
+
+def _show(raw: bytes) -> str:
+    return raw.decode("latin-1")[:20]
+
+
+def _unescape(raw: bytes) -> bytes:
+    return re.sub(rb"\\(.)", rb"\1", raw, flags=re.DOTALL).strip()
+
+
+def _move(raw: bytes, size: int, where: str, what: str) -> int:
+    value = _unescape(raw)
+    if value == b"" or (value == b"tt" and size <= 19):
+        return size * size
+    return _point(value, size, where, what)
+
+
+def _points(raw: bytes, size: int, where: str, line: int, ident: str) -> list[int]:
+    """The points of one value of a point list: ``aa`` or a rectangle ``aa:cc``."""
+    value = _unescape(raw)
+    what = f"line {line}: {ident}"
+    if b":" not in value:
+        return [_point(value, size, where, what)]
+    first, _, last = value.partition(b":")
+    a, b = _point(first.strip(), size, where, what), _point(last.strip(), size, where, what)
+    rows = range(min(a // size, b // size), max(a // size, b // size) + 1)
+    cols = range(min(a % size, b % size), max(a % size, b % size) + 1)
+    return [r * size + c for r in rows for c in cols]
