@@ -11,6 +11,11 @@ numbers to copy.
   (``_alphago_zero.py``, ``_board_history.py``).
 * AlphaGo, 48/49 planes, ladders read by search, and the building blocks to
   compose your own set (``_alphago.py``, ``_ladder.py``, ``_blocks.py``).
+* KataGo v7-style planes and global features (a ``(planes, globals)`` pair):
+  :func:`katago_planes`, with the :class:`MoveHistory` of the last 5 actions
+  (:func:`last_moves`), and Benson's pass-alive chains and area
+  (:func:`pass_alive`, :func:`pass_alive_area`) (``_katago.py``,
+  ``_katago_ladders.py``, ``_benson.py``).
 
 Adding a module: import its public names below and add them to ``__all__``
 (one list, kept sorted, as ruff wants).
@@ -29,6 +34,7 @@ from gojax.features._alphago_zero import (
     AlphaGoZeroChannels,
     alphago_zero_planes,
 )
+from gojax.features._benson import PassAlive, pass_alive, pass_alive_area
 from gojax.features._blocks import (
     Chains,
     MoveOutcomes,
@@ -53,6 +59,21 @@ from gojax.features._blocks import (
     zeros,
 )
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory, history_init, history_push
+from gojax.features._katago import (
+    KATAGO_CHANNELS,
+    KATAGO_GLOBALS,
+    KATAGO_MOVES,
+    KATAGO_V7_CHANNELS,
+    KATAGO_V7_GLOBALS,
+    KataGoChannels,
+    KataGoGlobals,
+    MoveHistory,
+    katago_globals,
+    katago_planes,
+    last_moves,
+    move_history_init,
+    move_history_push,
+)
 from gojax.features._ladder import ladder_capture, ladder_capture_plane, ladder_escape, ladder_escape_plane
 
 __all__ = [
@@ -62,11 +83,20 @@ __all__ = [
     "ALPHAGO_NUM_CHANNELS",
     "ALPHAGO_VALUE_NUM_CHANNELS",
     "HISTORY_LENGTH",
+    "KATAGO_CHANNELS",
+    "KATAGO_GLOBALS",
+    "KATAGO_MOVES",
+    "KATAGO_V7_CHANNELS",
+    "KATAGO_V7_GLOBALS",
     "AlphaGoChannels",
     "AlphaGoZeroChannels",
     "BoardHistory",
     "Chains",
+    "KataGoChannels",
+    "KataGoGlobals",
+    "MoveHistory",
     "MoveOutcomes",
+    "PassAlive",
     "alphago_planes",
     "alphago_zero_planes",
     "capture_size",
@@ -77,19 +107,26 @@ __all__ = [
     "empty_points",
     "history_init",
     "history_push",
+    "katago_globals",
+    "katago_planes",
     "ladder_capture",
     "ladder_capture_plane",
     "ladder_escape",
     "ladder_escape_plane",
+    "last_moves",
     "legal_plane",
     "liberties",
     "liberties_after_move",
+    "move_history_init",
+    "move_history_push",
     "move_outcomes",
     "mover_eyes",
     "mover_stones",
     "one_hot_planes",
     "ones",
     "opponent_stones",
+    "pass_alive",
+    "pass_alive_area",
     "self_atari_size",
     "stack_planes",
     "turns_since",

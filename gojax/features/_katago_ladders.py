@@ -1,0 +1,131 @@
+"""KataGo's ladder features of one board (``iterLadders``), for :mod:`gojax.features._katago`.
+
+Every chain of either colour with 1 or 2 liberties is read with the search of
+:mod:`gojax.features._ladder`:
+
+* 1 liberty: the chain's owner moves first. It is *ladderable* unless it can
+  capture an adjacent attacker chain in atari, or it escapes by extending
+  (``_ladder._escape_read``, as :func:`gojax.features.ladder_escape`).
+* 2 liberties: the attacker moves first. It is ladderable when the atari on
+  either liberty wins (``_ladder._capture_read``, as
+  :func:`gojax.features.ladder_capture`); those ataris on the opponent's
+  chains are the mover's ladder-starting moves.
+
+Reads whose answer is known are skipped, as in :mod:`gojax.features._ladder`:
+an extension to 3+ liberties escapes, one to at most 1 is caught, and an atari
+whose other liberty leaves the runner 3+ liberties even ignoring captures
+fails. The rest run ``chunk`` at a time in a ``lax.while_loop`` until none is
+left, so the result does not depend on ``chunk``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from gojax import _bitboard as bb
+from gojax._types import GoConfig, GoState
+from gojax.features import _chains, _ladder
+
+__all__ = ["ladders"]
+
+
+def _run_reads(flags: jax.Array, read, chunk: int) -> jax.Array:
+    """``bool[K]``: ``read(k, on)`` for every flagged ``k``, ``chunk`` at a time (False elsewhere)."""
+    total = flags.shape[0]
+
+    def body(carry):
+        remaining, result = carry
+        (index,) = jnp.nonzero(remaining, size=chunk, fill_value=total)
+        valid = index < total
+        answers = jax.vmap(read)(jnp.minimum(index, total - 1), valid)
+        result = result.at[index].set(answers & valid, mode="drop")
+        return remaining.at[index].set(False, mode="drop"), result
+
+    return jax.lax.while_loop(lambda c: jnp.any(c[0]), body, (flags, jnp.zeros((total,), jnp.bool_)))[1]
+
+
+def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
+    """``state`` with ``atari`` recomputed from its stones (for boards read from a history)."""
+    size = config.size
+    in_atari = (analysis.colours != _chains._EMPTY) & (analysis.chain_liberties[analysis.labels] == 1)
+    mover = bb.from_grid((in_atari & (analysis.colours == _chains._MOVER)).reshape(size, size), size)
+    other = bb.from_grid((in_atari & (analysis.colours == _chains._OPPONENT)).reshape(size, size), size)
+    atari = jnp.where(state.turn == 0, jnp.stack([mover, other]), jnp.stack([other, mover]))
+    return state.replace(atari=atari)
+
+
+def ladders(config: GoConfig, state: GoState, chunk: int):
+    """Ladderable stones (``bool[N, N]``) and the mover's ladder-starting points (``bool[P]``, not masked)."""
+    size, points = config.size, config.num_points
+    analysis = _chains._analyse(config, state)
+    state = _with_atari(config, state, analysis)
+    colours, labels = analysis.colours, analysis.labels
+    libs = analysis.chain_liberties[:points]  # by label
+    root = (colours != _chains._EMPTY) & (labels == jnp.arange(points))
+    mover_chain = colours == _chains._MOVER  # read at roots
+    low, high = _ladder._liberty_ends(analysis, points)
+    low, high = low[:points], high[:points]
+
+    def outcome(captures):
+        """Liberties after the chain's owner plays at each point: ``int32[2, P]`` (mover's, opponent's)."""
+        own = _chains._move_outcomes_of(config, analysis, captures=captures).liberties_after
+        other = _chains._move_outcomes_of(config, _chains._for_opponent(analysis), captures=captures)
+        return jnp.stack([own.reshape(-1), other.liberties_after.reshape(-1)])
+
+    def for_owner(table, at):
+        return jnp.where(
+            mover_chain, table[0][jnp.clip(at, 0, points - 1)], table[1][jnp.clip(at, 0, points - 1)]
+        )
+
+    # One liberty: the owner escapes at once by capturing an adjacent attacker chain in
+    # atari; otherwise the extension decides (3+ liberties out, at most 1 caught) or the read.
+    hunter = 3 - colours  # the other relative colour at stones (1 <-> 2)
+    counter = jnp.any(
+        (analysis.neighbour_colours == hunter[:, None])
+        & (analysis.chain_liberties[analysis.neighbour_labels] == 1),
+        axis=1,
+    )
+    counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0
+    one = root & (libs == 1) & ~counter
+    extended = for_owner(outcome(True), low)
+    caught_now = one & (extended <= 1)
+    to_escape = one & (extended == 2)
+    # Two liberties: an atari on one liberty cannot work when the extension on the
+    # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
+    two = root & (libs == 2)
+    plain = outcome(False)
+    to_capture = jnp.concatenate(
+        [two & (for_owner(plain, high) - 1 <= 2), two & (for_owner(plain, low) - 1 <= 2)]
+    )
+
+    turn = state.turn.astype(jnp.int32)
+
+    def position_for(chain, runner_first):
+        owner = jnp.where(mover_chain[chain], turn, 1 - turn)
+        first = jnp.where(runner_first, owner, 1 - owner)
+        ko = jnp.where(first == turn, state.ko_point, -1)
+        return state.replace(turn=first.astype(jnp.int8), ko_point=ko.astype(jnp.int16))
+
+    def escape(chain, on):
+        return ~_ladder._escape_read(config, position_for(chain, True), -1, chain, on)
+
+    def capture(slot, on):
+        chain = slot % points
+        move = jnp.where(slot < points, low[chain], high[chain])
+        return _ladder._capture_read(config, position_for(chain, False), move, chain, on)
+
+    escaped_not = _run_reads(to_escape, escape, chunk)
+    captured = _run_reads(to_capture, capture, chunk)
+    by_low, by_high = captured[:points], captured[points:]
+    laddered = caught_now | escaped_not | by_low | by_high
+    stones = (colours != _chains._EMPTY) & _extend_bool(laddered)[labels]
+    target = ~mover_chain
+    moves = jnp.zeros((points + 1,), jnp.bool_)
+    moves = moves.at[jnp.where(target & by_low, low, points)].set(True)
+    moves = moves.at[jnp.where(target & by_high, high, points)].set(True)
+    return stones.reshape(size, size), moves[:points].reshape(size, size)
+
+
+def _extend_bool(x):
+    return jnp.concatenate([x, jnp.zeros((1,), jnp.bool_)])
