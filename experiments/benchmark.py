@@ -161,6 +161,10 @@ def measure_features(size: int, batch: int, repeats: int, presets) -> list[dict]
             "features",
         ),
         "alphago (48 planes)": (jax.vmap(functools.partial(features.alphago_planes, config)), "features"),
+        "katago (planes + globals)": (
+            jax.vmap(functools.partial(features.katago_planes, config)),
+            "features",
+        ),
     }
     rows = []
     for name, (function, kind) in candidates.items():
@@ -203,15 +207,18 @@ def main(argv=None) -> None:
         "--features",
         nargs="*",
         default=["alphago_zero"],
-        help="feature presets to time at 19x19 (alphago_zero, alphago); none to skip",
+        help="feature presets to time at 19x19 (alphago_zero, alphago, katago); none to skip",
     )
     parser.add_argument("--feature-batch", type=int, default=1024)
+    parser.add_argument("--only-features", action="store_true", help="skip the engine comparison")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     device = jax.devices()[0]
     print(f"JAX {jax.__version__} on {device.platform} ({device.device_kind}), {os.cpu_count()} CPU cores")
 
     rows = []
+    if args.only_features:
+        args.sizes = []
     for size in args.sizes:
         for batch in args.batches:
             results = {}
@@ -256,6 +263,18 @@ def main(argv=None) -> None:
             )
             print(f"  openspiel {size}x{size} (C++ from Python, 1 thread): {rate:,.0f} steps/s", flush=True)
 
+    if rows:
+        _report(args, rows, device)
+    if args.features:
+        print("\nfeature planes vs rules, 19x19 mid-game positions:")
+        feature_rows = measure_features(19, args.feature_batch, args.repeats, args.features)
+        with open(args.out / "features.csv", "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(feature_rows[0]))
+            writer.writeheader()
+            writer.writerows(feature_rows)
+
+
+def _report(args, rows, device) -> None:
     with open(args.out / "benchmark.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -273,13 +292,6 @@ def main(argv=None) -> None:
         simple = _state_bytes(gojax.init(gojax.GoConfig(size=size, ko_rule="simple")))
         print(f"gojax {size}x{size} state with ko_rule='simple': {simple} bytes")
     _plot(rows, args.out / "benchmark.png", device)
-    if args.features:
-        print("\nfeature planes vs rules, 19x19 mid-game positions:")
-        feature_rows = measure_features(19, args.feature_batch, args.repeats, args.features)
-        with open(args.out / "features.csv", "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(feature_rows[0]))
-            writer.writeheader()
-            writer.writerows(feature_rows)
 
 
 def _plot(rows, path, device) -> None:
@@ -303,7 +315,10 @@ def _plot(rows, path, device) -> None:
         for row in rows:
             if row["engine"] == "openspiel" and row["size"] == size:
                 axis.axhline(
-                    row["steps_per_s"], color="gray", linestyle=":", label="OpenSpiel (C++ from Python, 1 thread)"
+                    row["steps_per_s"],
+                    color="gray",
+                    linestyle=":",
+                    label="OpenSpiel (C++ from Python, 1 thread)",
                 )
         axis.set(
             xscale="log",
