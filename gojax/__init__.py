@@ -17,14 +17,10 @@ from gojax._rules import board, init, legal_action_mask, resign, step, to_play
 from gojax._scoring import area, rewards, score, winner
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 
-# --- Features, symmetries, environment (issue 4) ------------------------------
+# Submodules and their main names.
 # isort: split
-from gojax import env, features, symmetry
+from gojax import env, features, sgf, svg, symmetry
 from gojax.env import EnvState, GoEnv, auto_reset
-
-# --- SGF game records and SVG pictures (issue 7) ------------------------------
-# isort: split
-from gojax import sgf, svg
 from gojax.sgf import GameRecord, SGFError, read_sgf, write_sgf
 from gojax.svg import SvgBoard, board_svg
 
@@ -35,47 +31,39 @@ __all__ = [
     "COLUMNS",
     "EMPTY",
     "WHITE",
+    "EnvState",
+    "GameRecord",
     "GoConfig",
+    "GoEnv",
     "GoState",
     "InvariantError",
     "KoRule",
+    "SGFError",
+    "SvgBoard",
     "area",
+    "auto_reset",
     "board",
+    "board_svg",
     "check_invariants",
+    "env",
+    "features",
     "from_ascii",
     "from_board",
     "from_gtp",
     "init",
     "legal_action_mask",
     "parse_board",
+    "read_sgf",
     "render",
     "resign",
     "rewards",
     "score",
+    "sgf",
     "step",
+    "svg",
+    "symmetry",
     "to_gtp",
     "to_play",
     "winner",
-]
-
-# Features, symmetries, environment (issue 4)
-__all__ += [
-    "EnvState",
-    "GoEnv",
-    "auto_reset",
-    "env",
-    "features",
-    "symmetry",
-]
-
-# SGF game records and SVG pictures (issue 7)
-__all__ += [
-    "GameRecord",
-    "SGFError",
-    "SvgBoard",
-    "board_svg",
-    "read_sgf",
-    "sgf",
-    "svg",
     "write_sgf",
 ]
