@@ -1,0 +1,116 @@
+"""What every player shares: the player signature, uniform sampling, eyes, results.
+
+A **player** is any callable ``player(config, state, key) -> action`` on ONE
+game: ``config`` the static :class:`gojax.GoConfig`, ``state`` a
+:class:`gojax.GoState`, ``key`` a PRNG key, and the result an ``int32[]``
+action in ``[0, P]`` (``P`` is pass). Batch it with ``jax.vmap`` over
+``(state, key)``. Players with settings are small frozen dataclasses with a
+``__call__`` (hashable, so they can be closed over or passed as static
+arguments to ``jax.jit``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gojax import _bitboard as bb
+from gojax._scoring import winner
+from gojax._types import GoConfig, GoState
+
+__all__ = ["Player", "own_eyes", "result_for", "sample_uniform"]
+
+Player = Callable[[GoConfig, GoState, jax.Array], jax.Array]
+"""``(config, state, key) -> int32[]`` action for ONE game."""
+
+
+def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
+    """A uniformly random index among the ``True`` entries of ``mask``.
+
+    One uniform number per call (no Gumbel noise per entry): the cumulative
+    count of ``mask`` is searched for ``floor(u * total)``.
+
+    Args:
+      key: PRNG key.
+      mask: ``bool[K]``.
+
+    Returns:
+      ``int32[]`` index of a ``True`` entry; ``0`` when ``mask`` is all
+      ``False`` (the caller decides what to do then).
+    """
+    counts = jnp.cumsum(mask.astype(jnp.int32))
+    pick = jnp.floor(jax.random.uniform(key) * counts[-1]).astype(jnp.int32)
+    return jnp.argmax(counts > pick).astype(jnp.int32)
+
+
+@functools.cache
+def _edge_rows(size: int) -> np.ndarray:
+    """``uint32[N]``: the points on the first line."""
+    full = (1 << size) - 1
+    sides = 1 | (1 << (size - 1))
+    rows = np.full(size, sides, np.uint32)
+    rows[0] = rows[-1] = full
+    return rows
+
+
+def _shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
+    """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``; zero off board."""
+    if rows == 1:
+        x = jnp.concatenate([x[1:], jnp.zeros((1,), x.dtype)])
+    elif rows == -1:
+        x = jnp.concatenate([jnp.zeros((1,), x.dtype), x[:-1]])
+    if cols == 1:
+        x = x >> 1
+    elif cols == -1:
+        x = (x << 1) & bb.row_mask(size)
+    return x
+
+
+def own_eyes(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[P]``: the mover's one-point eyes, the points a playout should not fill.
+
+    The usual playout definition (Pachi, Michi, :func:`gojax.features.mover_eyes`):
+    an empty point whose on-board orthogonal neighbours are all the mover's
+    stones, with at most one opponent stone on its diagonals - none if the
+    point is on the first line. Computed on the bitboards with shifts (no
+    gathers).
+    """
+    size = config.size
+    full = bb.row_mask(size)
+    mover = jnp.where(state.turn == 0, state.stones[0], state.stones[1])
+    opponent = jnp.where(state.turn == 0, state.stones[1], state.stones[0])
+    empty = full & ~(mover | opponent)
+    # A point is enclosed when no on-board neighbour is empty or an opponent's stone.
+    enclosed = empty & ~bb.neighbours(full & ~mover, size)
+    diagonals = [_shift(opponent, dr, dc, size) for dr in (-1, 1) for dc in (-1, 1)]
+    any_diagonal = diagonals[0] | diagonals[1] | diagonals[2] | diagonals[3]
+    two_diagonals = jnp.zeros_like(any_diagonal)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            two_diagonals = two_diagonals | (diagonals[i] & diagonals[j])
+    edge = jnp.asarray(_edge_rows(size))
+    eyes = enclosed & ~two_diagonals & ~(edge & any_diagonal)
+    return bb.to_grid(eyes, size).reshape(config.num_points)
+
+
+def result_for(config: GoConfig, state: GoState, colour: jax.Array) -> jax.Array:
+    """``float32[]``: +1 if ``colour`` wins ``state``, -1 if it loses, 0 for a draw.
+
+    The result is :func:`gojax.winner`: a player who resigned or played an
+    illegal move loses, otherwise the Tromp-Taylor area score decides - also
+    for a game stopped by the move cap or still running (the classic players
+    adjudicate unfinished playouts by area, as Monte-Carlo Go programs do).
+
+    Args:
+      config: the rules.
+      state: a position (usually finished).
+      colour: ``int[]`` colour *index* of the player whose view is wanted
+        (0 black, 1 white), e.g. ``state.turn`` of an earlier position.
+    """
+    won = winner(config, state).astype(jnp.int32)
+    mine = jnp.asarray(colour, jnp.int32) + 1
+    return jnp.where(won == 0, 0.0, jnp.where(won == mine, 1.0, -1.0)).astype(jnp.float32)
