@@ -3,19 +3,19 @@
 Three matchups, each a batch of games with colours alternated (half the games
 A is black), full default rules (komi 7.5, positional superko), fixed seed:
 
-1. pure Monte-Carlo (``--mc-playouts`` random playouts per candidate move) vs
-   the uniformly random player;
-2. UCT with ``--uct-strong`` simulations vs UCT with ``--uct-weak`` (random
-   playouts, C = sqrt(2));
-3. UCT with heuristic playouts vs UCT with random playouts, both with
-   ``--heuristic-sims`` simulations.
+1. ``uct``: UCT with ``--uct-strong`` simulations vs UCT with ``--uct-weak``
+   (random playouts, C = sqrt(2));
+2. ``heuristic``: UCT with heuristic playouts vs UCT with random playouts,
+   both with ``--heuristic-sims`` simulations;
+3. ``mc``: pure Monte-Carlo (``--mc-playouts`` random playouts per candidate
+   move) vs the uniformly random player.
 
 Prints a table (wins/losses/draws of A, score with its 95% Wilson interval,
 Elo difference with its interval, wall time) and writes
 ``experiments/results/classic_players.csv`` (one row per matchup, appended as
 each finishes).
 
-    python experiments/classic_players.py                 # 9x9, 200 games per matchup
+    python experiments/classic_players.py                 # 9x9, 200 games per matchup (about 70 min)
     python experiments/classic_players.py --quick         # 5x5 smoke run, 20 games, seconds
     python experiments/classic_players.py --only uct      # one matchup
 """
@@ -34,6 +34,7 @@ import gojax
 from gojax import players as P
 
 RESULTS = Path(__file__).resolve().parent / "results"
+MATCHUP_IDS = {"uct": 0, "heuristic": 1, "mc": 2}  # each matchup's key: fold_in(PRNGKey(seed), id)
 FIELDS = [
     "matchup",
     "player_a",
@@ -97,11 +98,11 @@ def main(argv=None) -> None:
     parser.add_argument("--games", type=int, default=200, help="games per matchup (even)")
     parser.add_argument("--batch", type=int, default=None, help="games per compiled call (default: all)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mc-playouts", type=int, default=4)
+    parser.add_argument("--mc-playouts", type=int, default=2)
     parser.add_argument("--uct-strong", type=int, default=128)
     parser.add_argument("--uct-weak", type=int, default=16)
     parser.add_argument("--heuristic-sims", type=int, default=16)
-    parser.add_argument("--only", default="mc,uct,heuristic", help="comma-separated: mc, uct, heuristic")
+    parser.add_argument("--only", default="uct,heuristic,mc", help="comma-separated: uct, heuristic, mc")
     parser.add_argument("--quick", action="store_true", help="5x5, 20 games, 2 playouts, 16/4/8 sims")
     parser.add_argument("--out", type=Path, default=RESULTS / "classic_players.csv")
     args = parser.parse_args(argv)
@@ -119,12 +120,12 @@ def main(argv=None) -> None:
     new_file = not args.out.exists()
     rows = []
     table = matchups(args)
-    for index, name in enumerate(args.only.split(",")):
+    for name in args.only.split(","):
         if name not in table:
             raise SystemExit(f"unknown matchup {name!r}; choose from {sorted(table)}")
         a_name, a, b_name, b = table[name]
         start = time.perf_counter()
-        key = jax.random.fold_in(jax.random.PRNGKey(args.seed), index)
+        key = jax.random.fold_in(jax.random.PRNGKey(args.seed), MATCHUP_IDS[name])
         result = P.play_match(config, a, b, args.games, key, batch_size=args.batch)
         seconds = time.perf_counter() - start
         print(f"{a_name} vs {b_name}: {result} ({seconds:.0f} s)", flush=True)
