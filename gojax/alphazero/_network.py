@@ -1,0 +1,214 @@
+"""The AlphaZero policy-value network: a residual tower with a policy head and a value head (Flax NNX).
+
+Silver et al. 2017 (*Mastering the game of Go without human knowledge*,
+Methods, "Neural network architecture"), scaled down by
+:class:`NetworkConfig`::
+
+    stem      conv 3x3 (channels) - BatchNorm - relu
+    tower     blocks x [conv 3x3 - BN - relu - conv 3x3 - BN - (+ input) - relu]
+    policy    conv 1x1 (policy_channels) - BN - relu - dense -> A logits
+    value     conv 1x1 (value_channels) - BN - relu - dense (value_hidden) - relu - dense -> 1 - tanh
+
+Convolutions keep the ``N x N`` board (``SAME`` zero padding; the ``ones``
+plane of the observation shows the edge). The value is for the **player to
+move** in the observed position, in ``[-1, 1]``.
+
+**Two ways to call it.** As an NNX module, ``net(planes)``; ``net.train()`` /
+``net.eval()`` switch BatchNorm between batch statistics and running
+averages. As a pure function for ``jax.jit``, ``jax.vmap``, mctx and optax::
+
+    graphdef, variables = split(net)      # variables = {"params": ..., "batch_stats": ...}
+    logits, value, variables = apply(graphdef, variables, planes, train=True)
+
+``variables`` is a pytree of arrays: differentiate a loss with respect to
+``variables["params"]`` only and keep the returned ``"batch_stats"`` (the
+running averages that ``train=True`` updates).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+__all__ = ["NetworkConfig", "PolicyValueNet", "Variables", "apply", "merge", "split"]
+
+Variables = dict[str, Any]
+"""``{"params": nnx.State, "batch_stats": nnx.State}``: the network's arrays (a pytree)."""
+
+
+def _positive_int(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class NetworkConfig:
+    """Sizes of :class:`PolicyValueNet` (frozen, hashable; saved as JSON in checkpoints).
+
+    Attributes:
+      blocks: residual blocks in the tower (AlphaGo Zero: 19 or 39).
+      channels: convolution channels of the stem and the tower (AlphaGo Zero: 256).
+      policy_channels: channels of the policy head's 1x1 convolution (AlphaGo Zero: 2).
+      value_channels: channels of the value head's 1x1 convolution (AlphaGo Zero: 1).
+      value_hidden: width of the value head's hidden dense layer (AlphaGo Zero: 256).
+      batch_norm_momentum: momentum of BatchNorm's running averages.
+    """
+
+    blocks: int = 4
+    channels: int = 32
+    policy_channels: int = 2
+    value_channels: int = 1
+    value_hidden: int = 64
+    batch_norm_momentum: float = 0.9
+
+    def __post_init__(self):
+        for field in ("channels", "policy_channels", "value_channels", "value_hidden"):
+            _positive_int(field, getattr(self, field))
+        if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 0:
+            raise ValueError(f"blocks must be an int >= 0, got {self.blocks!r}")
+        if not 0.0 <= float(self.batch_norm_momentum) < 1.0:
+            raise ValueError(f"batch_norm_momentum must be in [0, 1), got {self.batch_norm_momentum!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NetworkConfig:
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+          ValueError: on an unknown field or a bad value.
+        """
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown NetworkConfig fields {unknown}")
+        return cls(**data)
+
+
+class _ConvBN(nnx.Module):
+    """Convolution (no bias) followed by BatchNorm."""
+
+    def __init__(self, cin: int, cout: int, kernel: int, momentum: float, rngs: nnx.Rngs):
+        self.conv = nnx.Conv(cin, cout, (kernel, kernel), padding="SAME", use_bias=False, rngs=rngs)
+        self.norm = nnx.BatchNorm(cout, momentum=momentum, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.norm(self.conv(x))
+
+
+class _ResidualBlock(nnx.Module):
+    def __init__(self, channels: int, momentum: float, rngs: nnx.Rngs):
+        self.first = _ConvBN(channels, channels, 3, momentum, rngs)
+        self.second = _ConvBN(channels, channels, 3, momentum, rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return jax.nn.relu(x + self.second(jax.nn.relu(self.first(x))))
+
+
+class PolicyValueNet(nnx.Module):
+    """AlphaZero residual policy-value network for an ``N x N`` board (see the module docstring).
+
+    Args:
+      config: the sizes.
+      board_size: ``N``.
+      in_channels: ``C``, channels of the observation planes.
+      rngs: ``nnx.Rngs`` for the initial weights.
+    """
+
+    def __init__(self, config: NetworkConfig, board_size: int, in_channels: int, *, rngs: nnx.Rngs):
+        _positive_int("board_size", board_size)
+        _positive_int("in_channels", in_channels)
+        self.config = config
+        self.board_size = board_size
+        self.in_channels = in_channels
+        self.num_actions = board_size * board_size + 1
+        width, momentum, points = config.channels, config.batch_norm_momentum, board_size * board_size
+        self.stem = _ConvBN(in_channels, width, 3, momentum, rngs)
+        self.tower = nnx.List([_ResidualBlock(width, momentum, rngs) for _ in range(config.blocks)])
+        self.policy_conv = _ConvBN(width, config.policy_channels, 1, momentum, rngs)
+        self.policy_out = nnx.Linear(points * config.policy_channels, self.num_actions, rngs=rngs)
+        self.value_conv = _ConvBN(width, config.value_channels, 1, momentum, rngs)
+        self.value_hidden = nnx.Linear(points * config.value_channels, config.value_hidden, rngs=rngs)
+        self.value_out = nnx.Linear(config.value_hidden, 1, rngs=rngs)
+
+    def __call__(self, planes: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Policy logits and value of a batch of observations.
+
+        Args:
+          planes: ``float32[B, N, N, C]``.
+
+        Returns:
+          ``(logits float32[B, A], value float32[B])``; the value is in
+          ``[-1, 1]`` for the player to move. Illegal moves are not masked
+          here (the search masks them).
+
+        Raises:
+          ValueError: if ``planes`` is not ``[B, N, N, C]`` for this network.
+        """
+        expected = (self.board_size, self.board_size, self.in_channels)
+        if planes.ndim != 4 or tuple(planes.shape[1:]) != expected:
+            raise ValueError(
+                f"planes must have shape [B, {', '.join(map(str, expected))}], got {planes.shape}"
+            )
+        x = jax.nn.relu(self.stem(planes.astype(jnp.float32)))
+        for block in self.tower:
+            x = block(x)
+        batch = x.shape[0]
+        policy = jax.nn.relu(self.policy_conv(x)).reshape(batch, -1)
+        logits = self.policy_out(policy)
+        value = jax.nn.relu(self.value_conv(x)).reshape(batch, -1)
+        value = jax.nn.relu(self.value_hidden(value))
+        value = jnp.tanh(self.value_out(value))[:, 0]
+        return logits, value
+
+
+def split(net: PolicyValueNet) -> tuple[nnx.GraphDef, Variables]:
+    """``(graphdef, variables)``: the static structure and the arrays of ``net``.
+
+    ``variables = {"params": ..., "batch_stats": ...}`` (``nnx.State`` pytrees:
+    the trainable weights, and everything else - BatchNorm's running
+    averages). ``graphdef`` is hashable and can be closed over or passed as a
+    static argument.
+    """
+    graphdef, params, rest = nnx.split(net, nnx.Param, ...)
+    return graphdef, {"params": params, "batch_stats": rest}
+
+
+def merge(graphdef: nnx.GraphDef, variables: Variables) -> PolicyValueNet:
+    """The module of ``split(net)`` (a new object sharing nothing with ``net``)."""
+    return nnx.merge(graphdef, variables["params"], variables["batch_stats"])
+
+
+def apply(
+    graphdef: nnx.GraphDef, variables: Variables, planes: jax.Array, train: bool = False
+) -> tuple[jax.Array, jax.Array, Variables]:
+    """The network as a pure function (for ``jax.jit``, ``jax.vmap``, mctx and optax).
+
+    Args:
+      graphdef: from :func:`split`.
+      variables: from :func:`split` (or an earlier :func:`apply`).
+      planes: ``float32[B, N, N, C]``.
+      train: static; ``True`` normalises with the batch's statistics and
+        updates the running averages, ``False`` uses the running averages.
+
+    Returns:
+      ``(logits float32[B, A], value float32[B], new_variables)``;
+      ``new_variables`` is ``variables`` with the updated ``"batch_stats"``
+      when ``train`` (``variables`` itself otherwise).
+    """
+    net = merge(graphdef, variables)
+    if train:
+        net.train()
+    else:
+        net.eval()
+    logits, value = net(planes)
+    if not train:
+        return logits, value, variables
+    _, params, rest = nnx.split(net, nnx.Param, ...)
+    return logits, value, {"params": params, "batch_stats": rest}

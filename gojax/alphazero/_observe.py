@@ -1,0 +1,144 @@
+"""The default observation of the AlphaZero networks: 15 planes from the :class:`gojax.GoState` alone.
+
+:func:`basic_planes` needs no board history (unlike the AlphaGo Zero preset
+:func:`gojax.features.alphago_zero_planes`), so the search can use the
+:class:`gojax.GoState` itself as the mctx embedding and compute the planes of
+any node from it. The planes are from the point of view of the player to
+move (the *mover*), channels last; :data:`BASIC_CHANNELS` names the channel
+positions (use them rather than the numbers)::
+
+    planes = basic_planes(config, state)              # float32[N, N, 15]
+    atari = planes[..., BASIC_CHANNELS.mover_liberties][..., 0]   # mover chains in atari
+
+The channel table is in ``docs/features.md`` ("AlphaZero basic planes").
+Every plane is 0 or 1. Under the 8 board symmetries the planes of a
+transformed position are the transformed planes (``gojax.symmetry``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from gojax import features as F
+from gojax._rules import init
+from gojax._types import GoConfig, GoState
+
+__all__ = [
+    "BASIC_CHANNELS",
+    "BASIC_NUM_CHANNELS",
+    "BasicChannels",
+    "Observation",
+    "basic_planes",
+    "num_planes",
+]
+
+Observation = Callable[[GoConfig, GoState], jax.Array]
+"""``observe(config, state) -> float32[N, N, C]`` for ONE game."""
+
+_LIBERTY_LEVELS = 3  # one-hot liberties 1, 2, 3+
+
+
+class BasicChannels(NamedTuple):
+    """Channel positions of :func:`basic_planes` (``int`` or ``slice``).
+
+    Attributes:
+      mover: the mover's stones.
+      opponent: the opponent's stones.
+      empty: empty points.
+      mover_liberties: ``slice`` of 3: the mover's stones whose chain has 1, 2, 3+ liberties.
+      opponent_liberties: ``slice`` of 3: the same for the opponent's stones.
+      legal: the mover's legal points (ko and superko bans excluded; pass is not a point).
+      ko: the point the mover may not retake because of a simple ko (all 0 if none).
+      last_move: the point of the last move (all 0 after a pass or at the start).
+      passed: all 1 when the last move was a pass (one more pass ends the game).
+      black_to_move: all 1 when black is to move (komi makes the colour matter).
+      ones: all 1 (shows the board edge to a zero-padded convolution).
+      num_channels: total number of channels (15).
+    """
+
+    mover: int
+    opponent: int
+    empty: int
+    mover_liberties: slice
+    opponent_liberties: slice
+    legal: int
+    ko: int
+    last_move: int
+    passed: int
+    black_to_move: int
+    ones: int
+    num_channels: int
+
+
+BASIC_NUM_CHANNELS = 9 + 2 * _LIBERTY_LEVELS
+BASIC_CHANNELS = BasicChannels(
+    mover=0,
+    opponent=1,
+    empty=2,
+    mover_liberties=slice(3, 3 + _LIBERTY_LEVELS),
+    opponent_liberties=slice(3 + _LIBERTY_LEVELS, 3 + 2 * _LIBERTY_LEVELS),
+    legal=3 + 2 * _LIBERTY_LEVELS,
+    ko=4 + 2 * _LIBERTY_LEVELS,
+    last_move=5 + 2 * _LIBERTY_LEVELS,
+    passed=6 + 2 * _LIBERTY_LEVELS,
+    black_to_move=7 + 2 * _LIBERTY_LEVELS,
+    ones=8 + 2 * _LIBERTY_LEVELS,
+    num_channels=BASIC_NUM_CHANNELS,
+)
+
+
+def _point_plane(config: GoConfig, point: jax.Array) -> jax.Array:
+    """``bool[N, N]``: True at ``point`` when it is a point of the board (not -1, not pass)."""
+    index = jnp.arange(config.num_points, dtype=jnp.int32).reshape(config.size, config.size)
+    return index == jnp.asarray(point, jnp.int32)
+
+
+def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Array:
+    """The default AlphaZero observation of ONE game (see :class:`BasicChannels`).
+
+    Args:
+      config: the rules.
+      state: the position.
+      dtype: output dtype (every value is 0 or 1, so ``bool``/``uint8`` are exact).
+
+    Returns:
+      ``dtype[N, N, 15]``, channels in the order of :data:`BASIC_CHANNELS`.
+    """
+    mover = F.mover_stones(config, state)
+    opponent = F.opponent_stones(config, state)
+    libs = F.one_hot_planes(F.liberties(config, state), _LIBERTY_LEVELS)  # [N, N, 3]
+    constant = jnp.ones((config.size, config.size), jnp.bool_)
+    return F.stack_planes(
+        mover,
+        opponent,
+        F.empty_points(config, state),
+        libs & mover[..., None],
+        libs & opponent[..., None],
+        F.legal_plane(config, state),
+        _point_plane(config, state.ko_point),
+        _point_plane(config, state.last_move),
+        constant & (state.last_move == config.pass_action),
+        constant & (state.turn == 0),
+        constant,
+        dtype=dtype,
+    )
+
+
+def num_planes(observe: Observation, config: GoConfig) -> int:
+    """``C``: the channels of ``observe(config, state)``, from its shape alone (``jax.eval_shape``).
+
+    Raises:
+      ValueError: if the observation is not ``[N, N, C]``.
+    """
+    shape = jax.eval_shape(lambda: observe(config, init(config))).shape
+    if len(shape) != 3 or shape[:2] != (config.size, config.size):
+        raise ValueError(f"observation must have shape [N, N, C] with N={config.size}, got {shape}")
+    return int(shape[2])
+
+
+OBSERVATIONS: dict[str, Observation] = {"basic": basic_planes}
+"""Observation functions by the name a checkpoint records (``observe_name``)."""
