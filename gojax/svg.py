@@ -6,6 +6,7 @@
     svg.SvgBoard.from_state(config, state)                  # renders inline in Jupyter
     text = svg.board_svg(config, state, heatmap=policy)     # policy: [A] (pass shown as text) or [N, N]
     svg.planes_grid_svg(planes, titles=names)               # planes: [N, N, C]
+    svg.game_view(record)                                   # a whole game: buttons, slider, animation
 
 The board is drawn as a Go player expects: wooden background, grid, star
 points, GTP coordinates (columns ``A``-``Z`` without ``I``, row 1 at the
@@ -29,9 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from gojax._coords import COLUMNS
+from gojax._sgf_write import atomic_write
+from gojax._svg_game import GameView, game_view
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig
 
-__all__ = ["SvgBoard", "board_svg", "planes_grid_svg", "star_points"]
+__all__ = ["GameView", "SvgBoard", "board_svg", "game_view", "planes_grid_svg", "star_points"]
 
 _WOOD = "#dcb35c"
 _INK = "#2b2b2b"
@@ -387,10 +390,8 @@ class SvgBoard:
         return f'<div style="display:inline-block">{self.svg}</div>'
 
     def save(self, path) -> Path:
-        """Writes the SVG to ``path`` (UTF-8) and returns the path."""
-        path = Path(path)
-        path.write_text(self.svg, encoding="utf-8")
-        return path
+        """Writes the SVG to ``path`` (UTF-8, atomically: temporary file, then ``os.replace``)."""
+        return atomic_write(path, self.svg)
 
     def __str__(self) -> str:
         return self.svg

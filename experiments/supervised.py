@@ -1,0 +1,331 @@
+"""Supervised policy + value training on real games, with held-out move prediction accuracy.
+
+Builds a :mod:`gojax.dataset` from the SGF files in ``--data`` (default
+``../shared/data/sgf``; one board size, the most common by default), splits it
+**by game** into train and held-out games, trains a small
+``gojax.alphazero.PolicyValueNet`` (cross-entropy on the next move with
+illegal moves masked, plus the mean squared error of the value on games with a
+known winner) with optax, and reports on the held-out games:
+
+* top-1 accuracy of the move predicted (argmax over the legal moves), next to
+  two baselines that say what the number is worth: a uniformly random legal
+  move (its expected accuracy, ``mean(1 / legal moves)``) and the "most
+  common point" prior (the training set's most frequent move among the legal
+  ones, the same guess everywhere);
+* value MSE, next to predicting 0 and predicting each colour's mean result
+  on the training games.
+
+Writes ``curve.csv`` (held-out metrics every ``--eval-every`` steps),
+``summary.csv`` (the table) and ``learning_curve.png`` under ``--out``
+(default ``experiments/results/supervised``). The dataset is cached in the
+system's temporary folder (``--cache`` to change).
+
+Usage: ``python experiments/supervised.py [--minutes 7] [--blocks 2 --channels 32] [--board-size 19]``.
+The default run trains for ``--minutes`` of wall time (then stops at the next
+evaluation) and fits in about 10 minutes on a 2-core CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import math
+import tempfile
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from gojax import alphazero as az
+from gojax import dataset as ds
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "sgf"
+
+
+def masked_logits(logits, legal):
+    return jnp.where(legal, logits, -1e9)
+
+
+def make_train_step(graphdef, optimizer, value_weight: float):
+    def loss_fn(variables, batch):
+        logits, value, new_variables = az.apply(graphdef, variables, batch.planes, train=True)
+        logits = masked_logits(logits, batch.legal)
+        policy_loss = optax.softmax_cross_entropy_with_integer_labels(logits, batch.actions).mean()
+        known = (batch.values != 0).astype(jnp.float32)
+        value_loss = jnp.sum(known * (value - batch.values) ** 2) / jnp.maximum(known.sum(), 1.0)
+        accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == batch.actions)
+        loss = policy_loss + value_weight * value_loss
+        return loss, (new_variables["batch_stats"], policy_loss, value_loss, accuracy)
+
+    @jax.jit
+    def train_step(variables, opt_state, batch):
+        # The gradient is taken with respect to all variables (params and batch statistics) and only
+        # the params' part is used: differentiating the params alone, with the batch statistics closed
+        # over, makes NNX's BatchNorm refuse to update them (TraceContextError, flax 0.12).
+        grads, (rest, policy_loss, value_loss, accuracy) = jax.grad(loss_fn, has_aux=True)(variables, batch)
+        updates, opt_state = optimizer.update(grads["params"], opt_state, variables["params"])
+        params = optax.apply_updates(variables["params"], updates)
+        return {"params": params, "batch_stats": rest}, opt_state, (policy_loss, value_loss, accuracy)
+
+    return train_step
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _evaluate_batch(graphdef, variables, planes, actions, values, legal, valid):
+    logits, value, _ = az.apply(graphdef, variables, planes, train=False)
+    logits = masked_logits(logits, legal)
+    policy_loss = optax.softmax_cross_entropy_with_integer_labels(logits, actions)
+    correct = (jnp.argmax(logits, axis=-1) == actions) & valid
+    known = (values != 0) & valid
+    return (
+        jnp.sum(correct),
+        jnp.sum(jnp.where(valid, policy_loss, 0.0)),
+        jnp.sum(jnp.where(known, (value - values) ** 2, 0.0)),
+    )
+
+
+def evaluate(graphdef, variables, data: ds.MoveDataset, batch_size: int) -> dict[str, float]:
+    """Held-out top-1 accuracy, policy cross-entropy and value MSE (games with a known winner)."""
+    totals = np.zeros(3)
+    count = len(data)
+    for begin in range(0, count, batch_size):
+        index = np.arange(begin, begin + batch_size)
+        valid = index < count
+        index = np.where(valid, index, 0)  # the last batch is padded with sample 0, masked out
+        totals += [
+            float(x)
+            for x in _evaluate_batch(
+                graphdef,
+                variables,
+                jnp.asarray(data.features[index], jnp.float32),
+                data.actions[index],
+                data.values[index],
+                data.legal[index],
+                valid,
+            )
+        ]
+    known = int(np.count_nonzero(data.values))
+    return {
+        "accuracy": totals[0] / count,
+        "policy_loss": totals[1] / count,
+        "value_mse": totals[2] / max(known, 1),
+    }
+
+
+def baselines(train: ds.MoveDataset, held: ds.MoveDataset, black_channel: int | None) -> list[dict]:
+    """Uniform legal move, most common point, and value baselines on the held-out set."""
+    legal_counts = held.legal.sum(axis=1)
+    uniform = float(np.mean(1.0 / legal_counts))
+    prior = np.bincount(train.actions, minlength=held.legal.shape[1]).astype(np.float64)
+    guess = np.argmax(np.where(held.legal, prior[None, :] + 1e-9, -1.0), axis=1)
+    common = float(np.mean(guess == held.actions))
+    known = held.values != 0
+    zero_mse = float(np.mean(held.values[known] ** 2)) if known.any() else float("nan")
+    rows = [
+        {"method": "uniform legal move", "top1": uniform, "value_mse": zero_mse, "note": "value: predict 0"},
+        {"method": "most common point (train prior)", "top1": common, "value_mse": float("nan"), "note": ""},
+    ]
+    if black_channel is not None:
+        train_black = train.features[:, 0, 0, black_channel] > 0
+        held_black = held.features[:, 0, 0, black_channel] > 0
+        train_known = train.values != 0
+        means = {
+            colour: float(train.values[train_known & (train_black == colour)].mean())
+            for colour in (True, False)
+        }
+        guess_value = np.where(held_black, means[True], means[False])
+        mse = float(np.mean((guess_value[known] - held.values[known]) ** 2))
+        rows.append(
+            {
+                "method": "colour prior (value only)",
+                "top1": float("nan"),
+                "value_mse": mse,
+                "note": f"mean result black {means[True]:+.3f}, white {means[False]:+.3f}",
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--board-size", type=int, default=None, help="default: the most common size")
+    parser.add_argument("--held-out", type=float, default=0.1, help="fraction of the games held out")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--blocks", type=int, default=2)
+    parser.add_argument("--channels", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--learning-rate", type=float, default=2e-3)
+    parser.add_argument("--weight-decay", type=float, default=1e-4)
+    parser.add_argument("--value-weight", type=float, default=0.5)
+    parser.add_argument("--minutes", type=float, default=7.0, help="training wall-time budget")
+    parser.add_argument("--max-steps", type=int, default=100_000)
+    parser.add_argument("--eval-every", type=int, default=100)
+    parser.add_argument("--no-augment", action="store_true", help="no random symmetries in training")
+    parser.add_argument("--cache", type=Path, default=None, help="dataset .npz (default: in the temp folder)")
+    parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "supervised")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+
+    observe = az.basic_planes
+    size_tag = args.board_size or "auto"
+    cache = args.cache or Path(tempfile.gettempdir()) / f"gojax-supervised-{size_tag}.npz"
+    data = ds.build_dataset(args.data, args.board_size, observe=observe, cache=cache)
+    build_s = time.perf_counter() - started
+    print(f"{data}  [{build_s:.1f} s, cache {cache}]")
+    for name, reason in data.skipped:
+        if not reason.startswith("board "):
+            print(f"  skipped {Path(name).name}: {reason}")
+    train, held = data.split(args.held_out, seed=args.seed)
+    print(
+        f"train: {train.num_games} games, {len(train)} positions; "
+        f"held-out: {held.num_games} games, {len(held)} positions"
+    )
+
+    config = az.NetworkConfig(blocks=args.blocks, channels=args.channels)
+    from flax import nnx
+
+    net = az.PolicyValueNet(config, data.board_size, data.num_channels, rngs=nnx.Rngs(args.seed))
+    graphdef, variables = az.split(net)
+    params = sum(x.size for x in jax.tree.leaves(variables["params"]))
+    optimizer = optax.adamw(args.learning_rate, weight_decay=args.weight_decay)
+    opt_state = optimizer.init(variables["params"])
+    train_step = make_train_step(graphdef, optimizer, args.value_weight)
+
+    black_channel = az.BASIC_CHANNELS.black_to_move if observe is az.basic_planes else None
+    rows = baselines(train, held, black_channel)
+    curve = []
+    budget = args.minutes * 60.0
+    train_started = time.perf_counter()
+    recent = []
+    step = 0
+    evaluate_every = max(1, args.eval_every)
+    batches = ds.batches(
+        train, args.batch_size, seed=args.seed, augment=not args.no_augment, epochs=None, drop_remainder=True
+    )
+    result = evaluate(graphdef, variables, held, 512)
+    curve.append(
+        {
+            "step": 0,
+            "seconds": 0.0,
+            "epochs": 0.0,
+            "train_policy_loss": float("nan"),
+            "train_accuracy": float("nan"),
+            **{f"heldout_{k}": v for k, v in result.items()},
+        }
+    )
+    print(f"step 0: held-out top-1 {result['accuracy']:.4f}, value MSE {result['value_mse']:.3f}")
+    for batch in batches:
+        variables, opt_state, (policy_loss, value_loss, accuracy) = train_step(variables, opt_state, batch)
+        recent.append((float(policy_loss), float(value_loss), float(accuracy)))
+        step += 1
+        elapsed = time.perf_counter() - train_started
+        if step % evaluate_every == 0 or step >= args.max_steps or elapsed > budget:
+            result = evaluate(graphdef, variables, held, 512)
+            mean = np.mean(recent, axis=0)
+            recent = []
+            curve.append(
+                {
+                    "step": step,
+                    "seconds": time.perf_counter() - train_started,
+                    "epochs": step * args.batch_size / len(train),
+                    "train_policy_loss": float(mean[0]),
+                    "train_value_mse": float(mean[1]),
+                    "train_accuracy": float(mean[2]),
+                    **{f"heldout_{k}": v for k, v in result.items()},
+                }
+            )
+            print(
+                f"step {step} ({curve[-1]['epochs']:.2f} epochs, {curve[-1]['seconds']:.0f} s): "
+                f"train loss {mean[0]:.3f} top-1 {mean[2]:.3f} | held-out top-1 {result['accuracy']:.4f} "
+                f"loss {result['policy_loss']:.3f} value MSE {result['value_mse']:.3f}",
+                flush=True,
+            )
+            if step >= args.max_steps or elapsed > budget:
+                break
+    train_s = time.perf_counter() - train_started
+    final = curve[-1]
+    rows.insert(
+        0,
+        {
+            "method": f"PolicyValueNet {args.blocks}x{args.channels} ({params:,} params)",
+            "top1": final["heldout_accuracy"],
+            "value_mse": final["heldout_value_mse"],
+            "note": f"{step} steps x {args.batch_size}, {final['epochs']:.2f} epochs, {train_s:.0f} s",
+        },
+    )
+
+    print()
+    print(
+        f"{data.board_size}x{data.board_size}: {train.num_games} train games ({len(train):,} positions), "
+        f"{held.num_games} held-out games ({len(held):,} positions), seed {args.seed}"
+    )
+    print("| method | held-out top-1 | held-out value MSE | note |")
+    print("|---|---|---|---|")
+    for row in rows:
+        top1 = "-" if math.isnan(row["top1"]) else f"{row['top1'] * 100:.2f}%"
+        mse = "-" if math.isnan(row["value_mse"]) else f"{row['value_mse']:.3f}"
+        print(f"| {row['method']} | {top1} | {mse} | {row['note']} |")
+
+    with open(args.out / "curve.csv", "w", newline="") as handle:
+        fields = sorted({key for entry in curve for key in entry}, key=lambda k: (k != "step", k))
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(curve)
+    with open(args.out / "summary.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["method", "top1", "value_mse", "note"])
+        writer.writeheader()
+        writer.writerows(rows)
+    plot(curve, rows, args.out / "learning_curve.png", data.board_size)
+    print(f"wrote {args.out / 'curve.csv'}, {args.out / 'summary.csv'}, {args.out / 'learning_curve.png'}")
+    print(f"total {time.perf_counter() - started:.0f} s (dataset {build_s:.0f} s, training {train_s:.0f} s)")
+
+
+def plot(curve, rows, path: Path, size: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [entry["step"] for entry in curve]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.plot(steps, [100 * e["heldout_accuracy"] for e in curve], "o-", label="held-out (net)")
+    left.plot(
+        steps[1:],
+        [100 * e["train_accuracy"] for e in curve[1:]],
+        "s--",
+        alpha=0.7,
+        label="train batches (augmented)",
+    )
+    for row, style in zip(rows[1:3], (":", "-."), strict=False):
+        left.axhline(100 * row["top1"], linestyle=style, color="grey", label=row["method"])
+    left.set_xlabel("training step")
+    left.set_ylabel("top-1 move accuracy (%)")
+    left.set_title(f"{size}x{size} next-move prediction")
+    left.legend(fontsize=8)
+    left.grid(alpha=0.3)
+    right.plot(steps, [e["heldout_policy_loss"] for e in curve], "o-", label="held-out policy cross-entropy")
+    right.plot(steps, [e["heldout_value_mse"] for e in curve], "o-", label="held-out value MSE")
+    right.plot(
+        steps[1:],
+        [e["train_policy_loss"] for e in curve[1:]],
+        "s--",
+        alpha=0.7,
+        label="train policy cross-entropy",
+    )
+    right.set_xlabel("training step")
+    right.legend(fontsize=8)
+    right.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,388 @@
+"""Building a :class:`~gojax.dataset.MoveDataset` from SGF records: reading, checks, batched jitted replay.
+
+See :mod:`gojax.dataset` for the whole story. Games are replayed
+``games_per_call`` at a time (sorted by length) with one compiled
+``jit(vmap(lax.scan))`` over chunks of 64 moves per board size and
+``observe``; the feature planes and legal masks of the position before each
+move come out of the scan.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gojax._dataset_store import FORMAT, MoveDataset, load_with_key
+from gojax._diagram import from_board
+from gojax._rules import init, legal_action_mask, step
+from gojax._sgf_parse import SGFError
+from gojax._sgf_replay import _grid, _vertex, _why_illegal
+from gojax._sgf_write import sgf_point
+from gojax._types import BLACK, EMPTY, WHITE, GoConfig
+from gojax.features import _blocks as blocks
+
+__all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
+
+_CHUNK = 64
+_NAME = {BLACK: "B", WHITE: "W"}
+
+Observe = Callable[[GoConfig, object], jax.Array]
+
+
+def fallback_planes(config: GoConfig, state) -> jax.Array:
+    """``float32[N, N, 13]`` planes from the mover's view, used until :mod:`gojax.alphazero` is there.
+
+    Channels: 0 mover stones, 1 opponent stones, 2 empty, 3-5 mover chains
+    with 1, 2, 3+ liberties, 6-8 the same for the opponent, 9 legal points,
+    10 the ko point, 11 the last move, 12 ones.
+    """
+    size = config.size
+    mover = blocks.mover_stones(config, state)
+    opponent = blocks.opponent_stones(config, state)
+    libs = blocks.liberties(config, state)
+    points = jnp.arange(config.num_points, dtype=jnp.int32).reshape(size, size)
+    return blocks.stack_planes(
+        mover,
+        opponent,
+        blocks.empty_points(config, state),
+        blocks.one_hot_planes(jnp.where(mover, libs, 0), 3),
+        blocks.one_hot_planes(jnp.where(opponent, libs, 0), 3),
+        blocks.legal_plane(config, state),
+        points == state.ko_point,
+        points == state.last_move,
+        blocks.ones(config),
+    )
+
+
+def default_observe() -> Observe:
+    """:func:`gojax.alphazero.basic_planes` when that package imports, else :func:`fallback_planes`."""
+    try:
+        from gojax.alphazero import basic_planes
+    except ImportError:
+        return fallback_planes
+    return basic_planes
+
+
+def _observe_name(observe: Observe) -> str:
+    return f"{getattr(observe, '__module__', '?')}.{getattr(observe, '__qualname__', repr(observe))}"
+
+
+def load_records(source, **kwargs) -> tuple[list, list[tuple[str, str]]]:
+    """Reads game records from a folder, a file or a list of paths / :class:`~gojax.sgf.GameRecord` s.
+
+    A folder is searched recursively for ``*.sgf`` files (sorted by path).
+
+    Args:
+      source: a folder, an ``.sgf`` path, or a sequence of paths and records.
+      **kwargs: passed to :func:`gojax.sgf.read_sgf` (``fox_komi``, ``ko_rule``, ...).
+
+    Returns:
+      ``(records, skipped)``: the records read, and ``(name, reason)`` of each
+      file that could not be read.
+
+    Raises:
+      ValueError: for a path that does not exist or a folder without SGF files.
+    """
+    from gojax.sgf import GameRecord, read_sgf
+
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.is_dir():
+            items = sorted(path.rglob("*.sgf"))
+            if not items:
+                raise ValueError(f"{path}: the folder holds no .sgf files")
+        elif path.is_file():
+            items = [path]
+        else:
+            raise ValueError(f"{path}: no such file or folder")
+    elif isinstance(source, Sequence):
+        items = list(source)
+        if not items:
+            raise ValueError("no games: the list of SGF files / records is empty")
+    else:
+        raise ValueError(f"source must be a folder, a file or a list of them, got {type(source).__name__}")
+    records, skipped = [], []
+    for item in items:
+        if isinstance(item, GameRecord):
+            records.append(item)
+            continue
+        if not isinstance(item, (str, os.PathLike)):
+            raise ValueError(f"expected a path or a GameRecord, got {type(item).__name__}")
+        try:
+            records.append(read_sgf(item, **kwargs))
+        except SGFError as error:
+            skipped.append((str(item), f"unreadable: {error}"))
+    return records, skipped
+
+
+def _result_winner(record) -> int:
+    winner = record.winner
+    return EMPTY if winner is None else int(winner)
+
+
+def _check_moves(record, config: GoConfig) -> tuple[int, str | None]:
+    """``(moves that count, reason to refuse or None)``: the checks done before any JAX work."""
+    size, colour, passes = config.size, record.first_player, 0
+    played = len(record.moves)
+    for index, (mover, action) in enumerate(record.moves):
+        where = f"move {index + 1}"
+        if mover != colour:
+            return 0, f"{where}: {_NAME.get(mover, mover)} plays twice in a row (gojax alternates colours)"
+        if not 0 <= action <= size * size:
+            return 0, f"{where}: action {action} is not in [0, {size * size}]"
+        if passes >= 2:
+            if action != size * size:
+                return 0, f"{where}: a stone is played after two passes ended the game"
+            played = min(played, index)
+        passes = passes + 1 if action == size * size else 0
+        colour = BLACK + WHITE - colour
+    if played == 0:
+        return 0, "no moves"
+    if played > config.move_cap:
+        return 0, f"{played} moves is over the move cap of {config.move_cap}"
+    return played, None
+
+
+@functools.cache
+def _runner(config: GoConfig, observe: Observe):
+    """``jit(vmap(run))``: ``run(state, actions[C], valid[C]) -> (state, planes[C], legal[C])``."""
+
+    def run(state, actions, valid):
+        def body(state, inputs):
+            action, ok = inputs
+            planes = jnp.asarray(observe(config, state), jnp.float32)
+            legal = legal_action_mask(config, state)
+            played = step(config, state, action)
+            state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), played, state)
+            return state, (planes, legal)
+
+        return jax.lax.scan(body, state, (actions, valid))
+
+    return jax.jit(jax.vmap(run))
+
+
+def _compact(planes: np.ndarray) -> np.ndarray:
+    """``uint8`` when that loses nothing, else ``float32``."""
+    if planes.size and np.all((planes >= 0) & (planes <= 255) & (planes == np.round(planes))):
+        return planes.astype(np.uint8)
+    return planes.astype(np.float32)
+
+
+def _cache_key(records, board_size, observe_name, ko_rule, komi) -> str:
+    digest = hashlib.sha256(f"{FORMAT}|{board_size}|{observe_name}|{ko_rule}|{komi}".encode())
+    for record in records:
+        digest.update(f"|{record.name}|{record.first_player}|{record.result}".encode())
+        digest.update(np.asarray(record.setup, np.int8).tobytes())
+        digest.update(np.asarray(record.moves, np.int32).tobytes())
+    return digest.hexdigest()
+
+
+def build_dataset(
+    source,
+    board_size: int | None = None,
+    *,
+    observe: Observe | None = None,
+    ko_rule: str = "positional",
+    komi: float = 7.5,
+    games_per_call: int = 16,
+    cache=None,
+    verbose: bool = False,
+    **read_kwargs,
+) -> MoveDataset:
+    """Replays SGF games and returns one sample per move (see the module docstring).
+
+    Args:
+      source: a folder (searched recursively for ``*.sgf``), a file, or a
+        list of paths / :class:`~gojax.sgf.GameRecord` s.
+      board_size: keep the games of this size (others are skipped); default:
+        the most common size among the games read.
+      observe: ``observe(config, state) -> [N, N, C]`` features of one
+        position; default :func:`default_observe`.
+      ko_rule: the rules games are replayed under (a game that repeats a
+        position is refused under ``"positional"``; ``"simple"`` keeps it).
+      komi: komi of the replay config (only features that read it care).
+      games_per_call: games replayed together in one compiled call.
+      cache: an ``.npz`` path: loaded if it holds this very dataset (same
+        games, size, observe, rules), else built and written there atomically.
+      verbose: print what is skipped and a summary.
+      **read_kwargs: passed to :func:`gojax.sgf.read_sgf`.
+
+    Returns:
+      A :class:`MoveDataset`.
+
+    Raises:
+      ValueError: for an empty or missing source, a ``board_size`` outside
+        2..25 or with no games, a bad ``games_per_call``, or features that are
+        not ``[N, N, C]``.
+    """
+    if board_size is not None and (
+        isinstance(board_size, bool) or not isinstance(board_size, int) or not 2 <= board_size <= 25
+    ):
+        raise ValueError(f"board_size must be an int in 2..25, got {board_size!r}")
+    if isinstance(games_per_call, bool) or not isinstance(games_per_call, int) or games_per_call < 1:
+        raise ValueError(f"games_per_call must be a positive int, got {games_per_call!r}")
+    observe = observe or default_observe()
+    records, skipped = load_records(source, **read_kwargs)
+    if not records:
+        raise ValueError(f"no readable games in {source!s:.200}: {len(skipped)} file(s) failed to parse")
+    sizes = Counter(record.config.size for record in records)
+    if board_size is None:
+        board_size = sizes.most_common(1)[0][0]
+    if board_size not in sizes:
+        found = ", ".join(f"{n}x{n}: {c}" for n, c in sorted(sizes.items()))
+        raise ValueError(f"no {board_size}x{board_size} games in {source!s:.200} (found {found})")
+    kept = []
+    for record in records:
+        if record.config.size != board_size:
+            skipped.append(
+                (
+                    record.name or "<sgf>",
+                    f"board {record.config.size}x{record.config.size}, not {board_size}x{board_size}",
+                )
+            )
+        else:
+            kept.append(record)
+    longest = max(len(record.moves) for record in kept)
+    default_cap = 2 * board_size * board_size
+    config = GoConfig(
+        size=board_size, komi=komi, ko_rule=ko_rule, max_moves=None if longest <= default_cap else longest
+    )
+    observe_name = _observe_name(observe)
+    key = ""
+    if cache is not None:
+        key = _cache_key(kept, board_size, observe_name, ko_rule, komi)
+        cache = Path(cache)
+        if cache.is_file():
+            try:
+                dataset, stored = load_with_key(cache)
+                if stored == key:
+                    if verbose:
+                        print(f"loaded {dataset} from {cache}")
+                    return dataset
+            except ValueError:
+                pass
+    dataset = _replay_all(kept, config, observe, observe_name, games_per_call, skipped, verbose)
+    if cache is not None:
+        dataset.save(cache, key=key)
+    if verbose:
+        print(dataset)
+    return dataset
+
+
+def _start_state(record, config: GoConfig):
+    if np.any(record.setup != EMPTY) or record.first_player != BLACK:
+        return from_board(config, record.setup, to_play=record.first_player)
+    return None
+
+
+def _replay_all(records, config, observe, observe_name, games_per_call, skipped, verbose) -> MoveDataset:
+    size, points = config.size, config.num_points
+    playable = []
+    for record in records:
+        played, reason = _check_moves(record, config)
+        if reason is None:
+            try:
+                start = _start_state(record, config)
+            except ValueError as error:
+                reason = f"setup stones: {error}"
+        if reason is not None:
+            skipped.append((record.name or "<sgf>", reason))
+            if verbose:
+                print(f"skipped {record.name}: {reason}")
+            continue
+        playable.append((record, played, start))
+    if not playable:
+        raise ValueError(f"none of the {len(records)} {size}x{size} games can be replayed: {skipped[-1][1]}")
+    playable.sort(key=lambda item: item[1])
+    run = _runner(config, observe)
+    empty = init(config)
+    names: list[str] = []  # of the games kept, in game-id order
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("features", "actions", "values", "legal", "ids", "moves")
+    }
+    channels = None
+    for begin in range(0, len(playable), games_per_call):
+        group = playable[begin : begin + games_per_call]
+        length = -(-max(played for _, played, _ in group) // _CHUNK) * _CHUNK
+        actions = np.full((games_per_call, length), points, np.int32)
+        valid = np.zeros((games_per_call, length), bool)
+        starts = []
+        for row, (record, played, start) in enumerate(group):
+            actions[row, :played] = [action for _, action in record.moves[:played]]
+            valid[row, :played] = True
+            starts.append(empty if start is None else start)
+        starts += [empty] * (games_per_call - len(group))
+        state = jax.tree.map(lambda *leaves: jnp.stack(leaves), *starts)
+        planes_chunks, legal_chunks = [], []
+        for offset in range(0, length, _CHUNK):
+            window = slice(offset, offset + _CHUNK)
+            state, (planes, legal) = run(state, actions[:, window], valid[:, window])
+            if channels is None:
+                if planes.ndim != 5 or planes.shape[2:4] != (size, size):
+                    raise ValueError(
+                        f"observe must return [N, N, C] = [{size}, {size}, C] planes; got {planes.shape[2:]}"
+                    )
+                channels = planes.shape[-1]
+            planes_chunks.append(_compact(np.asarray(planes)))
+            legal_chunks.append(np.asarray(legal))
+        all_planes = _concat_planes(planes_chunks, axis=1)
+        all_legal = np.concatenate(legal_chunks, axis=1)
+        refused = np.asarray(state.illegal_move)
+        for row, (record, played, _) in enumerate(group):
+            name = record.name or f"game {begin + row}"
+            if refused[row]:
+                reason = _refusal(
+                    config, record, jax.tree.map(lambda leaf, r=row: np.asarray(leaf)[r], state)
+                )
+                skipped.append((name, reason))
+                if verbose:
+                    print(f"skipped {name}: {reason}")
+                continue
+            winner = _result_winner(record)
+            colours = np.array([colour for colour, _ in record.moves[:played]], np.int8)
+            values = np.where(colours == winner, 1.0, -1.0).astype(np.float32)
+            if winner == EMPTY:
+                values[:] = 0.0
+            parts["features"].append(all_planes[row, :played])
+            parts["legal"].append(all_legal[row, :played])
+            parts["actions"].append(actions[row, :played])
+            parts["values"].append(values)
+            parts["ids"].append(np.full(played, len(names), np.int32))
+            names.append(name)
+            parts["moves"].append(np.arange(played, dtype=np.int32))
+    if not parts["actions"]:
+        raise ValueError(f"every {size}x{size} game was refused at replay: {skipped[-1][1]}")
+    return MoveDataset(
+        features=_concat_planes(parts["features"], axis=0),
+        actions=np.concatenate(parts["actions"]),
+        values=np.concatenate(parts["values"]),
+        legal=np.concatenate(parts["legal"]),
+        game_ids=np.concatenate(parts["ids"]),
+        move_numbers=np.concatenate(parts["moves"]),
+        names=tuple(names),
+        board_size=size,
+        observe_name=observe_name,
+        skipped=tuple(skipped),
+    )
+
+
+def _refusal(config: GoConfig, record, final) -> str:
+    """Why ``step`` refused a move: ``final`` is the game's state, left as it was before that move."""
+    index = int(final.move_number)
+    colour, action = record.moves[index]
+    why = _why_illegal(config, _grid(final, config.size), int(final.ko_point), colour, action)
+    point = f"{_NAME[colour]}[{sgf_point(config.size, action)}] = {_vertex(config.size, action)}"
+    return f"move {index + 1} ({point}): illegal: {why}"
+
+
+def _concat_planes(chunks: list[np.ndarray], axis: int) -> np.ndarray:
+    dtype = np.uint8 if all(chunk.dtype == np.uint8 for chunk in chunks) else np.float32
+    return np.concatenate([chunk.astype(dtype, copy=False) for chunk in chunks], axis=axis)
