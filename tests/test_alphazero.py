@@ -286,6 +286,18 @@ def test_network_shapes_apply_jit_vmap_and_batch_stats():
     assert any(not np.allclose(a, b) for a, b in zip(before, after, strict=True))
     for a, b in zip(jax.tree.leaves(variables["params"]), jax.tree.leaves(trained["params"]), strict=True):
         np.testing.assert_array_equal(a, b)
+
+    # The gradient with respect to the params alone, batch statistics passed in
+    # undifferentiated and updated (what a training step does): the running
+    # averages move exactly as in the plain train-mode call.
+    def loss(params, batch_stats):
+        logits, value, new = az.apply(graphdef, {"params": params, "batch_stats": batch_stats}, planes, True)
+        return jnp.sum(logits) + jnp.sum(value), new["batch_stats"]
+
+    grads, stats = jax.jit(jax.grad(loss, has_aux=True))(variables["params"], variables["batch_stats"])
+    assert any(np.any(np.asarray(g) != 0) for g in jax.tree.leaves(grads))
+    for a, b in zip(jax.tree.leaves(stats), after, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="planes must have shape"):
         net(planes[..., :3])
     with pytest.raises(ValueError, match="blocks"):

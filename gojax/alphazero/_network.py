@@ -181,8 +181,13 @@ def split(net: PolicyValueNet) -> tuple[nnx.GraphDef, Variables]:
 
 
 def merge(graphdef: nnx.GraphDef, variables: Variables) -> PolicyValueNet:
-    """The module of ``split(net)`` (a new object sharing nothing with ``net``)."""
-    return nnx.merge(graphdef, variables["params"], variables["batch_stats"])
+    """The module of ``split(net)`` (a new object sharing nothing with ``net``).
+
+    The variables are copied into fresh NNX variables, so :func:`apply` may
+    update the batch statistics inside a transformation that traces only
+    part of ``variables`` (e.g. ``jax.grad`` with respect to the params).
+    """
+    return nnx.merge(graphdef, variables["params"], variables["batch_stats"], copy=True)
 
 
 def apply(
