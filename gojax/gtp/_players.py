@@ -1,0 +1,374 @@
+"""The players behind ``genmove`` and the time-aware search that runs them (host side).
+
+A player is a gojax player ``player(config, state, key) -> int32[] action``
+(see :mod:`gojax.players`). The engine knows it as a ladder of **levels**,
+strongest first: the configured search (UCT with ``--simulations``, pure
+Monte-Carlo with ``--playouts``, the AlphaZero network's search), the same
+search a quarter the size, and the heuristic playout policy as the fast
+fallback. Each level is ``jax.jit``-ed once per rules config (the engine is a
+host tool; the library never jits) and compiled ahead of time, so compile
+time and run time are measured apart.
+
+Without a time limit ``genmove`` runs the strongest level. With one,
+:class:`Searcher` picks the strongest level whose measured (or scaled)
+run time fits the move's budget, runs it in a worker thread and waits at most
+the budget: if the search is late, the move is the caller's instant fallback
+(a random legal point that fills no own eye), so a move never takes longer than
+the budget plus a few milliseconds. Levels that would fit but are not compiled
+yet are compiled (and timed once) in the background for later moves;
+:meth:`Searcher.warm_up` does it up front (the engine calls it on
+``time_settings``, before the clocks run).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gojax._types import GoConfig, GoState
+
+__all__ = ["PLAYERS", "Level", "Searcher", "player_levels", "safe_move"]
+
+PLAYERS = ("random", "heuristic", "mc", "uct", "az")
+SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
+_FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
+
+log = logging.getLogger("gojax.gtp")
+_SHARED: dict = {}  # (config, player) -> compiled player, for every Searcher of the process
+_SHARED_LOCK = threading.Lock()
+
+
+@dataclasses.dataclass(frozen=True)
+class Level:
+    """One search size of a player.
+
+    Attributes:
+      label: what the level is, e.g. ``"uct 256 simulations"``.
+      make: ``config -> player``; the player is ``(config, state, key) -> int32[] action``.
+      family: levels of one family scale their run time with ``cost``.
+      cost: relative cost within the family (simulations, playouts).
+      jit: compile the player with ``jax.jit`` (``False`` for a plain Python player).
+    """
+
+    label: str
+    make: Callable[[GoConfig], Callable]
+    family: str
+    cost: float = 1.0
+    jit: bool = True
+
+
+def safe_move(config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
+    """``int32[]``: a capture, an atari escape or a move that is no self-atari (own eyes excluded), else pass.
+
+    The first three tiers of the heuristic playout policy
+    (:func:`gojax.players.heuristic_tiers`), at random within the first
+    non-empty tier: the engine plays it instead of a search's pass while the
+    game is still open (under area scoring such a move costs nothing, and it
+    never fills an own eye or puts the mover's stones in atari).
+    """
+    from gojax.players import heuristic_tiers, sample_uniform
+
+    tiers = heuristic_tiers(config, state)[:3]
+    nonempty = jnp.any(tiers, axis=1)
+    choice = sample_uniform(key, tiers[jnp.argmax(nonempty)])
+    return jnp.where(jnp.any(nonempty), choice, config.pass_action).astype(jnp.int32)
+
+
+def _constant(player):
+    return lambda config: player
+
+
+def _load_alphazero(checkpoint: str, simulations: int, algorithm: str):
+    """``(make(num_simulations) -> player, board_size)`` from an AlphaZero checkpoint (lazy imports)."""
+    from gojax import alphazero as az
+
+    net, network_config, metadata = az.load_checkpoint(checkpoint)
+    graphdef, variables = az.split(net)
+    metadata = dict(metadata or {})
+    name = str(metadata.get("observe_name") or "basic")
+    observe = None
+    for candidate in (name, f"{name}_planes"):  # "basic" names az.basic_planes
+        found = getattr(az, candidate, None)
+        if callable(found) and not isinstance(found, type):
+            observe = found
+            break
+    if observe is None:
+        log.warning("checkpoint observation %r unknown, using az.basic_planes", name)
+        observe = az.basic_planes
+    size = metadata.get("board_size")
+    log.info("loaded %s: %s, board %s, observation %s", checkpoint, network_config, size, name)
+
+    def make(num_simulations: int):
+        player = az.AlphaZeroPlayer(
+            graphdef=graphdef,
+            variables=variables,
+            num_simulations=num_simulations,
+            algorithm=algorithm,
+            observe=observe,
+        )
+        return lambda config: player
+
+    return make, (int(size) if size is not None else None)
+
+
+def player_levels(
+    kind: str,
+    *,
+    simulations: int = 128,
+    playouts: int = 8,
+    rollout: str = "random",
+    checkpoint: str | None = None,
+    algorithm: str = "gumbel",
+) -> tuple[list[Level], int | None]:
+    """The level ladder of a player kind, strongest first, and the one board size it needs (or ``None``).
+
+    Args:
+      kind: ``random``, ``heuristic``, ``mc``, ``uct`` or ``az``.
+      simulations: UCT / AlphaZero simulations per move.
+      playouts: pure Monte-Carlo playouts per candidate move.
+      rollout: ``random`` or ``heuristic``: the UCT and Monte-Carlo playout policy.
+      checkpoint: the AlphaZero checkpoint (``kind == "az"``).
+      algorithm: the AlphaZero search, ``gumbel`` or ``puct``.
+
+    Raises:
+      ValueError: naming a bad kind, size or missing checkpoint.
+    """
+    from gojax import players
+
+    if kind not in PLAYERS:
+        raise ValueError(f"unknown player {kind!r}; choose one of {', '.join(PLAYERS)}")
+    for name, value in (("simulations", simulations), ("playouts", playouts)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    policies = {"random": players.random_playout_policy, "heuristic": players.heuristic_playout_policy}
+    if rollout not in policies:
+        raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
+    policy = policies[rollout]
+    fast = Level("heuristic playout policy", _constant(players.heuristic_playout_policy), "heuristic")
+
+    def smaller(n: int, least: int) -> list[int]:
+        quarter = n // 4
+        return [n, quarter] if quarter >= least else [n]
+
+    size = None
+    if kind == "random":
+        levels = [Level("random (no own-eye filling)", _constant(players.random_playout_policy), "random")]
+    elif kind == "heuristic":
+        levels = [fast]
+    elif kind == "mc":
+        levels = [
+            Level(
+                f"pure Monte-Carlo, {n} playouts/move", _constant(players.PureMonteCarlo(n, policy)), "mc", n
+            )
+            for n in smaller(playouts, 1)
+        ] + [fast]
+    elif kind == "uct":
+        levels = [
+            Level(
+                f"UCT {n} simulations, {rollout} playouts",
+                _constant(players.UCTPlayer(n, rollout_policy=policy)),
+                "uct",
+                n,
+            )
+            for n in smaller(simulations, 8)
+        ] + [fast]
+    else:
+        if not checkpoint:
+            raise ValueError("--player az needs --checkpoint PATH")
+        make, size = _load_alphazero(checkpoint, simulations, algorithm)
+        levels = [
+            Level(f"AlphaZero {algorithm} {n} simulations", make(n), "az", n) for n in smaller(simulations, 2)
+        ] + [fast]
+    return levels, size
+
+
+def _in_thread(function, *args) -> concurrent.futures.Future:
+    """Runs ``function(*args)`` in a daemon thread (a late search must not keep the process alive)."""
+    future: concurrent.futures.Future = concurrent.futures.Future()
+
+    def target():
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(function(*args))
+        except BaseException as error:
+            future.set_exception(error)
+
+    threading.Thread(target=target, daemon=True, name="gojax-gtp-search").start()
+    return future
+
+
+class Searcher:
+    """Runs a level ladder under a time budget (see the module docstring).
+
+    Args:
+      levels: the ladder, strongest first (:func:`player_levels`).
+      seed: seeds the PRNG keys of the searches.
+    """
+
+    def __init__(self, levels: list[Level], seed: int = 0):
+        if not levels:
+            raise ValueError("a player needs at least one level")
+        self.levels = list(levels)
+        self.safe = Level("safe move (no early pass)", lambda config: safe_move, "safe")
+        self._rng = np.random.default_rng(seed)
+        self._compiled: dict[tuple[GoConfig, int], Callable] = {}
+        self._run_time: dict[tuple[int, int], float] = {}
+        self._pending: dict[tuple[GoConfig, int], concurrent.futures.Future] = {}
+        self._lock = threading.Lock()
+
+    # -- compiling and timing ----------------------------------------------------------------------
+
+    def new_key(self) -> np.ndarray:
+        """A fresh raw PRNG key (``uint32[2]``)."""
+        return self._rng.integers(0, 2**32, size=2, dtype=np.uint32)
+
+    def compiled(self, config: GoConfig, index: int) -> bool:
+        """Whether level ``index`` is compiled for ``config``."""
+        with self._lock:
+            return (config, index) in self._compiled
+
+    def function(self, config: GoConfig, index: int, state: GoState) -> Callable:
+        """``fn(state, key) -> action`` of a level, compiled (ahead of time) on first use.
+
+        Compiled players are shared by every :class:`Searcher` of the process
+        (keyed by the config and the player, when the player is hashable).
+        """
+        with self._lock:
+            function = self._compiled.get((config, index))
+        if function is not None:
+            return function
+        level = self.safe if index == SAFE else self.levels[index]
+        player = level.make(config)
+        plain = functools.partial(player, config)
+        if level.jit:
+            try:
+                shared_key = (config, player)
+                hash(shared_key)
+            except TypeError:
+                shared_key = None
+            with _SHARED_LOCK:
+                function = _SHARED.get(shared_key) if shared_key is not None else None
+            if function is None:
+                start = time.perf_counter()
+                function = jax.jit(plain).lower(state, self.new_key()).compile()
+                log.info(
+                    "compiled %s for %dx%d in %.1f s",
+                    level.label,
+                    config.size,
+                    config.size,
+                    time.perf_counter() - start,
+                )
+                if shared_key is not None:
+                    with _SHARED_LOCK:
+                        _SHARED[shared_key] = function
+        else:
+            function = plain
+        with self._lock:
+            self._compiled[(config, index)] = function
+        return function
+
+    def run(self, config: GoConfig, index: int, state: GoState, key=None) -> tuple[int, float]:
+        """``(action, seconds)``: level ``index`` on ``state`` (compiled first if needed; not timed)."""
+        function = self.function(config, index, state)
+        key = self.new_key() if key is None else key
+        start = time.perf_counter()
+        action = int(np.asarray(function(state, key)))
+        seconds = time.perf_counter() - start
+        with self._lock:
+            slot = (config.size, index)
+            old = self._run_time.get(slot)
+            self._run_time[slot] = seconds if old is None else 0.5 * old + 0.5 * seconds
+        return action, seconds
+
+    def estimate(self, config: GoConfig, index: int) -> float | None:
+        """Expected run time of a level (measured, or scaled from its family), ``None`` if unknown."""
+        with self._lock:
+            times = dict(self._run_time)
+        measured = times.get((config.size, index))
+        if measured is not None:
+            return measured
+        level = self.levels[index]
+        for other, seconds in times.items():
+            size, j = other
+            if j != SAFE and size == config.size and self.levels[j].family == level.family:
+                return seconds * level.cost / self.levels[j].cost
+        return None
+
+    def warm_up(self, config: GoConfig, state: GoState, max_seconds: float | None = None) -> None:
+        """Compiles :func:`safe_move`, then compiles and times the levels, fastest first.
+
+        Stops after a level slower than ``max_seconds``.
+        """
+        self.function(config, SAFE, state)
+        for index in reversed(range(len(self.levels))):
+            _, seconds = self.run(config, index, state)
+            log.info("warm-up: %s runs in %.3f s", self.levels[index].label, seconds)
+            if max_seconds is not None and seconds > max_seconds:
+                break
+
+    def _prepare_later(self, config: GoConfig, index: int, state: GoState) -> None:
+        """Compiles and times level ``index`` in the background (once; one such job at a time)."""
+        with self._lock:
+            if (config, index) in self._pending or (config, index) in self._compiled:
+                return
+            if any(not job.done() for job in self._pending.values()):
+                return
+            self._pending[(config, index)] = _in_thread(self.run, config, index, state)
+        log.info("compiling %s in the background", self.levels[index].label)
+
+    # -- choosing a move ---------------------------------------------------------------------------
+
+    def choose_level(self, config: GoConfig, state: GoState, budget: float) -> int | None:
+        """The strongest compiled level expected to fit ``budget`` seconds, or ``None``.
+
+        Meanwhile one level is prepared (compiled and timed) in the background:
+        the fastest if nothing is known yet, else the strongest level that
+        would fit but is not compiled, else the strongest level not timed yet.
+        """
+        estimates = [self.estimate(config, index) for index in range(len(self.levels))]
+        if all(estimate is None for estimate in estimates):
+            self._prepare_later(config, len(self.levels) - 1, state)
+            return None
+        chosen = None
+        for index, estimate in enumerate(estimates):
+            if estimate is not None and estimate <= _FIT * budget:
+                if self.compiled(config, index):
+                    chosen = index
+                    break
+                self._prepare_later(config, index, state)
+        unknown = [index for index, estimate in enumerate(estimates) if estimate is None]
+        if unknown and (chosen is None or unknown[0] < chosen):
+            self._prepare_later(config, unknown[0], state)
+        return chosen
+
+    def genmove(
+        self, config: GoConfig, state: GoState, budget: float | None, fallback: Callable[[], int]
+    ) -> tuple[int, str]:
+        """``(action, how)``: the move of the strongest level that fits ``budget`` (``None``: no limit).
+
+        ``fallback()`` gives the move when no level fits or the search is late.
+        """
+        if budget is None:
+            action, seconds = self.run(config, 0, state)
+            return action, f"{self.levels[0].label}, {seconds:.2f} s"
+        start = time.perf_counter()
+        index = self.choose_level(config, state, budget)
+        if index is None:
+            return fallback(), f"fallback (no level fits {budget:.2f} s)"
+        future = _in_thread(self.run, config, index, state)
+        try:
+            wait = min(1e6, max(0.0, budget - (time.perf_counter() - start)))
+            action, seconds = future.result(timeout=wait)
+        except concurrent.futures.TimeoutError:
+            return fallback(), f"fallback ({self.levels[index].label} late for {budget:.2f} s)"
+        return action, f"{self.levels[index].label}, {seconds:.2f} s of {budget:.2f} s"

@@ -1,0 +1,204 @@
+"""A referee for games between two GTP engines, with gojax as the authority (host side).
+
+::
+
+    with GTPClient(gnugo_command(level=1)) as gnugo, GTPClient(["gojax-gtp", "--player", "uct"]) as ours:
+        game = referee_game(gojax.GoConfig(size=9), black=ours, white=gnugo, names=("gojax", "GNU Go"))
+    print(game.result, game.reason, game.disagreements)
+    gojax.sgf.atomic_write("game.sgf", game.sgf())
+
+The referee keeps the game with :class:`~gojax.gtp._game.Game`: it asks the
+player to move for ``genmove``, checks the answer against gojax's legal mask
+(an illegal or unreadable move forfeits the game), plays it into the other
+engine with ``play``, and ends the game at two passes, a resignation, a
+forfeit, the config's move cap, or an engine that refuses a move gojax found
+legal. A game that is not resigned or forfeited is scored by gojax's
+Tromp-Taylor area score; both engines are then asked for ``final_score``
+(an engine may count dead stones differently) and every answer that differs
+from gojax's is listed in ``disagreements``.
+
+An "engine" is anything with ``send(command) -> str`` raising
+:class:`GTPError` on a ``?`` reply: a :class:`GTPClient` or an in-process
+:class:`GTPEngine`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+import time
+from collections.abc import Callable
+
+from gojax._coords import to_gtp
+from gojax._types import BLACK, WHITE, GoConfig
+from gojax.gtp._client import GTPError
+from gojax.gtp._game import Game, format_score
+from gojax.gtp._protocol import CommandError, parse_vertex
+
+__all__ = ["RefereeResult", "parse_score", "referee_game"]
+
+_SCORE = re.compile(r"^([BW])\+(\d+(?:\.\d*)?|\.\d+)$", re.IGNORECASE)
+_LETTER = {BLACK: "b", WHITE: "w"}
+
+
+def parse_score(text: str | None) -> float | None:
+    """``black - white`` from a GTP score (``B+3.5`` -> 3.5, ``W+2`` -> -2, ``0`` -> 0), else ``None``."""
+    if text is None:
+        return None
+    word = text.strip().split()[0] if text.strip() else ""
+    if word in ("0", "0.0", "Draw", "draw", "Jigo", "jigo"):
+        return 0.0
+    match = _SCORE.match(word)
+    if not match:
+        return None
+    value = float(match[2])
+    return value if match[1].upper() == "B" else -value
+
+
+@dataclasses.dataclass
+class RefereeResult:
+    """One refereed game.
+
+    Attributes:
+      config: the rules.
+      names: ``(black, white)`` engine names.
+      moves: ``[(colour, action), ...]`` played on the board (1 black, 2 white; ``P`` pass).
+      winner: 1 black, 2 white, 0 draw.
+      result: ``B+3.5``, ``W+R`` (resignation), ``B+F`` (forfeit), ``0``.
+      reason: ``two passes``, ``resignation``, ``forfeit: ...``, ``move cap``,
+        ``rejected: ...`` (an engine refused a legal move).
+      score: gojax's Tromp-Taylor score ``black - white - komi`` of the final board.
+      engine_scores: engine name -> its ``final_score`` reply (``None`` if it failed).
+      disagreements: the engines' scores that differ from gojax's (scored games only).
+      seconds: ``(black, white)`` seconds spent in ``genmove``.
+    """
+
+    config: GoConfig
+    names: tuple[str, str]
+    moves: list[tuple[int, int]]
+    winner: int
+    result: str
+    reason: str
+    score: float
+    engine_scores: dict[str, str | None]
+    disagreements: list[str]
+    seconds: tuple[float, float]
+
+    def sgf(self, metadata: dict[str, str] | None = None) -> str:
+        """The game as SGF (``PB``/``PW`` the names, ``RE`` the result, ``GC`` the reason and scores)."""
+        from gojax.sgf import to_sgf
+
+        comment = f"end: {self.reason}; gojax Tromp-Taylor score {format_score(self.score)}"
+        for name, reply in self.engine_scores.items():
+            comment += f"; {name} final_score {reply}"
+        info = {
+            "PB": self.names[0],
+            "PW": self.names[1],
+            "DT": datetime.date.today().isoformat(),
+            "GC": comment,
+            **(metadata or {}),
+        }
+        return to_sgf(self.config, self.moves, result=self.result, metadata=info)
+
+
+def referee_game(
+    config: GoConfig,
+    black,
+    white,
+    *,
+    names: tuple[str, str] = ("black", "white"),
+    time_settings: tuple[float, float, int] | None = None,
+    ask_final_score: bool = True,
+    on_move: Callable[[int, int, str, float], None] | None = None,
+) -> RefereeResult:
+    """Plays one game between two GTP engines (see the module docstring).
+
+    Args:
+      config: the rules (size, komi; the move cap ends the game, scored by area).
+      black, white: engines with ``send(command) -> str``.
+      names: their names in the result and the SGF.
+      time_settings: ``(main, byo_yomi_time, byo_yomi_stones)`` sent to both.
+      ask_final_score: ask both engines for ``final_score`` at the end.
+      on_move: called as ``on_move(colour, action, vertex, seconds)`` after each move.
+
+    Raises:
+      GTPError: if an engine fails a setup command or ``genmove`` (the game is void).
+    """
+    engines = {BLACK: black, WHITE: white}
+    name_of = {BLACK: names[0], WHITE: names[1]}
+    if names[0] == names[1]:
+        name_of = {BLACK: f"{names[0]} (black)", WHITE: f"{names[1]} (white)"}
+    for engine in (black, white):
+        engine.send(f"boardsize {config.size}")
+        engine.send("clear_board")
+        engine.send(f"komi {config.komi:g}")
+        if time_settings is not None:
+            engine.send("time_settings {:g} {:g} {:d}".format(*time_settings))
+    game = Game(config)
+    spent = {BLACK: 0.0, WHITE: 0.0}
+    reason = None
+    colour = BLACK
+    while reason is None:
+        state = game.state
+        if bool(state.terminated):
+            reason = "two passes"
+            break
+        if bool(state.truncated):
+            reason = "move cap"
+            break
+        start = time.perf_counter()
+        reply = engines[colour].send(f"genmove {_LETTER[colour]}")
+        seconds = time.perf_counter() - start
+        spent[colour] += seconds
+        try:
+            action = parse_vertex(config, reply.split()[0] if reply.split() else reply)
+        except CommandError:
+            action = None
+        if action == "resign":
+            game.resign(colour)
+            reason = "resignation"
+            break
+        if action is None or not game.legal_mask()[action]:
+            game.forfeit(colour)
+            reason = f"forfeit: {name_of[colour]} answered {reply!r}, not a legal move"
+            break
+        game.play(colour, action)
+        vertex = to_gtp(config, action)
+        if on_move is not None:
+            on_move(colour, action, vertex, seconds)
+        try:
+            engines[BLACK + WHITE - colour].send(f"play {_LETTER[colour]} {vertex}")
+        except GTPError as error:
+            reason = f"rejected: {name_of[BLACK + WHITE - colour]} refused {vertex}: {error.message}"
+            break
+        colour = BLACK + WHITE - colour
+    score = game.score()
+    result = game.result()
+    winner = BLACK if result.startswith("B") else WHITE if result.startswith("W") else 0
+    engine_scores: dict[str, str | None] = {}
+    disagreements = []
+    scored = reason in ("two passes", "move cap") or reason.startswith("rejected")
+    if ask_final_score:
+        for colour in (BLACK, WHITE):
+            try:
+                reply = engines[colour].send("final_score")
+            except GTPError as error:
+                reply = None
+                disagreements.append(f"{name_of[colour]}: final_score failed: {error.message}")
+            engine_scores[name_of[colour]] = reply
+            value = parse_score(reply)
+            if scored and reply is not None and (value is None or abs(value - score) > 1e-6):
+                disagreements.append(f"{name_of[colour]} says {reply}, gojax {format_score(score)}")
+    return RefereeResult(
+        config=config,
+        names=(name_of[BLACK], name_of[WHITE]),
+        moves=game.played(),
+        winner=winner,
+        result=result,
+        reason=reason,
+        score=score,
+        engine_scores=engine_scores,
+        disagreements=disagreements,
+        seconds=(spent[BLACK], spent[WHITE]),
+    )

@@ -1,0 +1,457 @@
+"""The GTP engine, client and referee (gojax.gtp).
+
+* Transcripts through ``python -m gojax.gtp`` in a subprocess: every reply is
+  read (up to its empty line) before the next command is sent, so a missing
+  flush hangs the test; ids echoed, ``=``/``?`` framing, comments and empty
+  lines ignored, control characters, tabs, non-UTF-8 bytes and a 100 kB line
+  survived; every listed command run.
+* Rules through GTP, with positions and scores worked out by hand: an
+  occupied point, suicide and a ko recapture refused; undo; showboard against
+  hand-written diagrams; final_score of hand-counted positions; loadsgf of a
+  hand-written file (size, komi, move number) and of a shared 9x9 record
+  against sgfmill's board.
+* Time: ``time_settings``/``time_left`` answered within the budget, and a
+  player that turns slow after the warm-up is cut off at the deadline.
+* Hypothesis fuzzing of the in-process ``handle_line``: every line gets one
+  well-framed reply or none, never an exception.
+* A full 5x5 game against GNU Go (skipped without it): the final board
+  matches GNU Go's ``list_stones`` and gojax's Tromp-Taylor score GNU Go's
+  ``final_score``.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gojax
+from gojax import gtp
+from gojax.gtp._players import Level
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgf"
+SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
+LISTED = {
+    "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
+    "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf",
+    "time_settings", "time_left",
+}  # fmt: skip
+
+
+class Transcript:
+    """``python -m gojax.gtp`` with raw access: one reply read completely before the next command."""
+
+    def __init__(self, argv, cwd: Path):
+        self.log = open(cwd / "engine_stderr.log", "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gojax.gtp", *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            cwd=cwd,
+            bufsize=0,
+        )
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in iter(self.process.stdout.readline, b""):
+            self.lines.put(raw.decode())
+        self.lines.put(None)
+
+    def write(self, data: bytes | str) -> None:
+        self.process.stdin.write(data.encode() if isinstance(data, str) else data)
+        self.process.stdin.flush()
+
+    def reply(self, timeout: float = 120.0) -> str:
+        """One whole reply, up to and including its empty line."""
+        deadline = time.monotonic() + timeout
+        text = ""
+        while True:
+            line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            assert line is not None, f"engine exited; output so far {text!r}"
+            text += line
+            if line == "\n":
+                return text
+
+    def ask(self, line: bytes | str, timeout: float = 120.0) -> str:
+        self.write(line if (isinstance(line, bytes) or line.endswith("\n")) else line + "\n")
+        return self.reply(timeout)
+
+    def ok(self, line: str) -> str:
+        """The response text of a successful command."""
+        text = self.ask(line)
+        assert text.startswith("="), (line, text)
+        return text[1:].strip()
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gtp")
+    transcript = Transcript(["--size", "5", "--player", "random", "--seed", "1"], folder)
+    transcript.folder = folder
+    yield transcript
+    transcript.close()
+
+
+@pytest.fixture(scope="module")
+def local():
+    """An in-process engine with the random player on 5x5."""
+    return gtp.GTPEngine(size=5, player="random", seed=2)
+
+
+def _new_game(engine, komi="7.5"):
+    engine.ok("boardsize 5")
+    engine.ok("clear_board")
+    engine.ok(f"komi {komi}")
+
+
+def _alive(engine) -> list[str]:
+    return engine.ok("final_status_list alive").split()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Framing and the administrative commands, through the subprocess.
+
+
+def test_framing_ids_comments_and_flushing(engine):
+    assert engine.ask("protocol_version") == "= 2\n\n"
+    assert engine.ask("17 name") == "=17 gojax\n\n"
+    assert engine.ask("3 version").startswith(f"=3 {gojax.__version__}")
+    engine.write("# a comment line, no reply\n")
+    engine.write("\n")
+    engine.write("   \t  \n")
+    assert engine.ask("8 name # trailing comment") == "=8 gojax\n\n"  # the next reply is this one
+    assert engine.ask("5 no_such_command") == "?5 unknown command\n\n"
+    assert engine.ask("known_command play") == "= true\n\n"
+    assert engine.ask("9 known_command frobnicate") == "=9 false\n\n"
+    assert engine.ask("4 boardsize 26") == "?4 unacceptable size\n\n"
+    assert engine.ask("boardsize 1") == "? unacceptable size\n\n"
+    assert engine.ask("boardsize five").startswith("? syntax error")
+    assert engine.ask("6 clear_board") == "=6\n\n"
+    listed = engine.ask("list_commands")
+    assert listed.startswith("= protocol_version\nname\n") and listed.endswith("\n\n")
+    names = listed[1:].split()
+    assert LISTED <= set(names)
+    for name in names:
+        assert engine.ask(f"known_command {name}") == "= true\n\n"
+
+
+def test_play_refuses_occupied_suicide_and_ko(engine):
+    _new_game(engine)
+    assert engine.ask("play b c3") == "=\n\n"
+    assert engine.ask("play w C3") == "? illegal move\n\n"  # occupied (upper-case vertex)
+    assert engine.ask("play w c3") == "? illegal move\n\n"
+    assert engine.ask("play w i3").startswith("? syntax error")  # GTP has no column I
+    assert engine.ask("play w f3").startswith("? syntax error")  # off a 5x5 board
+    assert engine.ask("play purple c2").startswith("? syntax error")
+    assert engine.ask("play b").startswith("? syntax error")
+    # Suicide: white A2 and B1 surround the corner A1.
+    _new_game(engine)
+    for move in ("b e5", "w a2", "b e4", "w b1"):
+        assert engine.ask(f"play {move}") == "=\n\n"
+    assert engine.ask("play b a1") == "? illegal move\n\n"
+    # Ko: black B4 A3 B2 and white C4 D3 C2; white B3, black C3 captures it; white may not retake.
+    _new_game(engine)
+    for move in ("b b4", "w c4", "b a3", "w d3", "b b2", "w c2", "b e1", "w b3", "b c3"):
+        assert engine.ask(f"play {move}") == "=\n\n", move
+    assert engine.ask("play w b3") == "? illegal move\n\n"
+    assert "captures: black 1, white 0" in engine.ok("showboard")
+    assert engine.ask("play w e5") == "=\n\n"  # a ko threat elsewhere is fine
+    assert engine.ask("play b pass") == "=\n\n"
+    assert engine.ask("play w b3") == "=\n\n"  # now the recapture is a new position
+
+
+def test_showboard_and_undo(engine):
+    _new_game(engine)
+    assert engine.ask("undo") == "? cannot undo\n\n"
+    assert engine.ask("3 showboard").startswith("=3\n   A B C D E\n 5 . . . . . 5\n")  # GNU Go's layout
+    engine.ok("play b c3")
+    engine.ok("play w d4")
+    board = engine.ok("showboard").splitlines()
+    assert board[:7] == [
+        "A B C D E",
+        " 5 . . . . . 5",
+        " 4 . . .(O). 4",
+        " 3 . . X . . 3",
+        " 2 . . . . . 2",
+        " 1 . . . . . 1",
+        "   A B C D E",
+    ]
+    assert board[7].startswith("black to move; move 2; komi 7.5")
+    assert engine.ask("undo") == "=\n\n"
+    board = engine.ok("showboard").splitlines()
+    assert board[2:4] == [" 4 . . . . . 4", " 3 . .(X). . 3"] and board[7].startswith("white to move; move 1")
+    assert engine.ask("play b d4") == "=\n\n"  # black twice: a white pass goes in between
+    assert _alive(engine) == ["D4", "C3"]
+    assert engine.ask("undo") == "=\n\n"  # takes back the move and the inserted pass
+    assert engine.ok("showboard").splitlines()[7].startswith("white to move; move 1")
+    assert engine.ask("undo") == "=\n\n"
+    assert engine.ask("undo") == "? cannot undo\n\n"
+
+
+def test_final_score_of_hand_counted_positions(engine):
+    _new_game(engine, komi="0.5")
+    assert engine.ok("final_score") == "W+0.5"  # empty board: nobody's area, komi only
+    for row in range(5, 0, -1):
+        engine.ok(f"play b b{row}")
+        engine.ok(f"play w c{row}")
+    # Black: column B and the empty column A = 10; white: column C and the empty D, E = 15.
+    assert engine.ok("final_score") == "W+5.5"
+    assert engine.ok("undo") == ""
+    # Without C1 the empty C1, D, E region touches black at B1: neutral. Black 10, white 4.
+    assert engine.ok("final_score") == "B+5.5"
+    assert engine.ok("final_status_list dead") == ""
+    assert engine.ask("final_status_list sleepy").startswith("? syntax error")
+
+
+def test_genmove_is_played_and_passes_when_over(engine):
+    _new_game(engine)
+    vertex = engine.ok("genmove b")
+    assert vertex.upper() != "PASS"
+    assert _alive(engine) == [vertex.upper()]
+    assert engine.ok("genmove w").upper() in _alive(engine)
+    engine.ok("play b pass")
+    engine.ok("play w pass")  # two passes: the game is over
+    assert engine.ok("genmove b") == "pass"
+    assert engine.ok("reg_genmove w") == "pass"
+    assert engine.ask("play b a1") == "=\n\n"  # a controller may play on after two passes
+
+
+def test_loadsgf_hand_written_file(engine):
+    path = engine.folder / "small.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[5]KM[2.5];B[cc];W[dc];B[cd];W[dd])")
+    engine.ok("boardsize 7")
+    assert engine.ask(f"loadsgf {path}") == "=\n\n"
+    assert _alive(engine) == ["C3", "D3", "C2", "D2"]  # cc is C3, dd is D2 on 5x5
+    assert engine.ok("final_score") == "W+2.5"  # 2 stones each, the rest neutral, komi 2.5
+    assert engine.ok("showboard").splitlines()[0] == "A B C D E"
+    assert engine.ask(f"loadsgf {path} 3") == "=\n\n"  # up to, not including, move 3
+    assert _alive(engine) == ["C3", "D3"]
+    assert engine.ask(f"loadsgf {engine.folder / 'missing.sgf'}").startswith("? cannot load file")
+    bad = engine.folder / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[5];B[cc];W[cc])")
+    assert "occupied" in engine.ask(f"loadsgf {bad}")
+    printed = engine.ok("printsgf")
+    assert "SZ[5]" in printed and ";B[cc];W[dc]" in printed
+
+
+def test_time_left_is_respected(engine):
+    _new_game(engine)
+    assert engine.ask("time_settings 0 1 1", timeout=120) == "=\n\n"  # 1 s per move; warms up
+    for colour in "bwb":
+        start = time.monotonic()
+        assert engine.ok(f"genmove {colour}")
+        assert time.monotonic() - start < 1.0
+    assert engine.ask("time_left w 0.3 1") == "=\n\n"
+    start = time.monotonic()
+    assert engine.ok("genmove w")
+    assert time.monotonic() - start < 0.3
+    assert engine.ask("time_left w abc 1").startswith("? syntax error")
+    assert engine.ask("time_settings 0 1 0") == "=\n\n"  # byo-yomi time without stones: no limit
+    assert engine.ask("kgs-time_settings canadian 0 1 1") == "=\n\n"
+    assert engine.ask("kgs-time_settings none") == "=\n\n"
+    assert engine.ask("kgs-time_settings sundial 5").startswith("? syntax error")
+
+
+def test_nasty_lines_never_kill_the_engine(engine):
+    assert engine.ask(b"\x00\x01 4\x02 name\x7f\r\n") == "=4 gojax\n\n"  # control characters removed
+    assert engine.ask(b"\t5\tname\t\n") == "=5 gojax\n\n"  # tabs are spaces
+    assert engine.ask(b"\xff\xfe play b c3\n").startswith("? unknown command")
+    assert engine.ask("x" * 100_000) == "? unknown command\n\n"
+    assert engine.ask("7") == "?7 unknown command\n\n"
+    assert engine.ask("play b c3 c4 c5").startswith("? syntax error")
+    assert engine.ask("komi nan").startswith("? syntax error")
+    assert engine.ask("time_settings -1 0 0").startswith("? syntax error")
+    assert engine.ask("loadsgf /dev/null").startswith("? cannot load file")
+    assert engine.ask("12 name") == "=12 gojax\n\n"
+
+
+def test_quit_ends_the_process(engine):
+    assert engine.ask("99 quit") == "=99\n\n"
+    assert engine.process.wait(timeout=30) == 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# In process.
+
+_WORDS = st.sampled_from(
+    ["b", "w", "black", "WHITE", "x", "c3", "C3", "a1", "e5", "pass", "resign", "i3", "z9", "0", "1", "5",
+     "-1", "1e400", "nan", "inf", "0.5", "abc", "#", "\x00", "\t", "é", "alive", "dead", "9999999999999"]
+)  # fmt: skip
+_NAMES = st.sampled_from(
+    sorted(LISTED - {"loadsgf", "quit", "boardsize"} | {"gojax-legal_moves", "all_legal"})
+)
+_LINES = st.one_of(
+    st.text(max_size=40),
+    st.builds(
+        lambda ident, name, args: " ".join(([ident] if ident else []) + [name, *args]),
+        st.sampled_from(["", "1", "42", "007"]),
+        _NAMES,
+        st.lists(_WORDS, max_size=3),
+    ),
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINES, min_size=1, max_size=8))
+def test_fuzz_handle_line_always_replies(local, lines):
+    for line in lines:
+        reply = local.handle_line(line)
+        assert isinstance(reply, str)
+        command = gtp.parse_command(line)
+        if command is None:
+            assert reply == ""
+            continue
+        assert reply[0] in "=?" and reply.endswith("\n\n") and "\n\n" not in reply[:-2], (line, reply)
+        assert reply[1:].startswith(command.id or "")
+    assert local.handle_line("1 name") == "=1 gojax\n\n"
+
+
+def test_same_colour_twice_and_moves_after_two_passes(local):
+    local.send("boardsize 5")
+    local.send("clear_board")
+    local.send("play b c3")
+    local.send("play b d3")  # handicap-style: a white pass is inserted
+    game = local.game
+    assert [a for _, a in game.moves] == [12, 25, 13]
+    local.send("play w pass")
+    local.send("play b pass")
+    assert game.over
+    local.send("play w b2")  # reopened
+    assert not local.game.over and local.game.to_play == gojax.BLACK
+    with pytest.raises(gtp.GTPError, match="illegal move"):
+        local.send("play w c3")  # occupied; the black pass it needed is not kept either
+    assert local.send("showboard").splitlines()[3:5] == [" 3 . . X X . 3", " 2 .(O). . . 2"]
+
+
+def test_deadline_cuts_off_a_late_search():
+    """A player that is fast in the warm-up and then slow: the move comes from the fallback in time."""
+    calls = []
+
+    def sneaky(config, state, key):
+        calls.append(time.monotonic())
+        if len(calls) > 1:
+            time.sleep(3.0)
+        return config.pass_action  # never seen after the warm-up: the search is always late
+
+    level = Level("sneaky", lambda config: sneaky, "sneaky", jit=False)
+    engine = gtp.GTPEngine(size=5, levels=[level], seed=3)
+    engine.send("komi 7.5")
+    engine.send("time_settings 0 1 1")  # warm-up: one fast call
+    assert len(calls) == 1
+    start = time.monotonic()
+    vertex = engine.send("genmove b")
+    assert time.monotonic() - start < 1.5  # the budget is 0.8 s; the search would take 3 s
+    assert vertex != "pass" and engine.game.board().reshape(-1)[gojax.from_gtp(engine.config, vertex)] == 1
+    engine.send("time_left w 0.05 1")
+    start = time.monotonic()
+    engine.send("genmove w")
+    assert time.monotonic() - start < 0.2
+
+
+def test_early_pass_is_replaced_by_a_safe_move():
+    def always_pass(config, state, key):
+        return config.pass_action
+
+    passer = Level("always pass", lambda config: always_pass, "pass", jit=False)
+    engine = gtp.GTPEngine(size=5, levels=[passer], seed=4)
+    engine.send("play b c3")
+    vertex = engine.send("genmove w")
+    assert vertex != "pass" and engine.game.board().reshape(-1)[gojax.from_gtp(engine.config, vertex)] == 2
+    engine.send("play b pass")
+    assert engine.send("genmove w") == "pass"  # after the opponent's pass, a pass is the player's to make
+    allowed = gtp.GTPEngine(size=5, levels=[passer], allow_early_pass=True)
+    assert allowed.send("genmove b") == "pass"
+
+
+def test_clock_budgets_by_hand():
+    assert gtp.Clock().budget(81, 0) is None
+    assert gtp.Clock.from_settings(0, 1, 0).budget(81, 0) is None  # byo-yomi time, no stones: no limit
+    absolute = gtp.Clock.from_settings(60, 0, 0)
+    # 9x9: 0.9 * 81 / 2 = 36.45 moves expected; 60 / 36.45 = 1.646; 85% of it minus 0.05 s.
+    assert absolute.budget(81, 0) == pytest.approx(60 / 36.45 * 0.85 - 0.05)
+    absolute.set_left(1.0, 0)
+    assert absolute.budget(81, 70) == pytest.approx(1.0 / 8 * 0.85 - 0.05)  # at least 8 moves left
+    canadian = gtp.Clock.from_settings(1, 10, 2)
+    assert canadian.budget(81, 0) == pytest.approx(min(max(1 / 36.45, 5.0), 6.0) * 0.85 - 0.05)
+    canadian.spend(1.5)  # 0.5 s into byo-yomi: the first stone of the period
+    assert (canadian.in_byoyomi, canadian.period_left, canadian.stones_left) == (True, 9.5, 1)
+    assert canadian.budget(81, 2) == pytest.approx(9.5 * 0.85 - 0.05)
+    canadian.spend(1.0)  # period done: a new one
+    assert (canadian.period_left, canadian.stones_left) == (10.0, 2)
+    with pytest.raises(ValueError):
+        gtp.Clock.from_settings(-1, 0, 0)
+
+
+def test_parse_score():
+    assert gtp.parse_score("B+3.5") == 3.5
+    assert gtp.parse_score("W+12.0") == -12.0
+    assert gtp.parse_score("0") == 0.0
+    assert gtp.parse_score("W+R") is None and gtp.parse_score("") is None and gtp.parse_score(None) is None
+
+
+@pytest.mark.skipif(not SHARED_9X9.exists(), reason="shared SGF data not present")
+def test_loadsgf_shared_game_matches_sgfmill(local):
+    from sgfmill import sgf, sgf_moves
+
+    local.send(f"loadsgf {SHARED_9X9}")
+    game = sgf.Sgf_game.from_bytes(SHARED_9X9.read_bytes())
+    board, plays = sgf_moves.get_setup_and_moves(game)
+    for colour, move in plays:
+        if move is not None:
+            board.play(move[0], move[1], colour)
+    expected = np.zeros((9, 9), np.int8)
+    for row in range(9):
+        for col in range(9):
+            stone = board.get(row, col)  # sgfmill: row 0 at the bottom
+            if stone:
+                expected[8 - row, col] = 1 if stone == "b" else 2
+    np.testing.assert_array_equal(local.game.board(), expected)
+    assert local.config.komi == 6.5 and local.config.size == 9
+
+
+@pytest.mark.skipif(gtp.find_gnugo() is None, reason="GNU Go is not installed")
+def test_full_5x5_game_against_gnugo():
+    config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
+    ours = gtp.GTPEngine(size=5, player="random", seed=5)
+    with gtp.GTPClient(gtp.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
+        game = gtp.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
+        assert game.reason == "two passes", game.reason
+        listed = np.zeros(25, np.int8)
+        for value, colour in ((1, "black"), (2, "white")):
+            for vertex in gnugo.send(f"list_stones {colour}").split():
+                listed[gojax.from_gtp(config, vertex)] = value
+        with pytest.raises(gtp.GTPError):
+            gnugo.send("play b Z99")
+    np.testing.assert_array_equal(ours.game.board().reshape(-1), listed)
+    theirs = gtp.parse_score(game.engine_scores["GNU Go"])
+    assert theirs == pytest.approx(game.score) and not game.disagreements, game.engine_scores
+    record = gojax.sgf.parse_sgf(game.sgf())
+    assert len(record.moves) == len(game.moves) and record.result == game.result
+
+
+def test_client_timeout_and_dead_engine(tmp_path):
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    with gtp.GTPClient(sleeper, timeout=0.5) as client:
+        with pytest.raises(gtp.GTPTimeout):
+            client.send("name")
+        client.close(timeout=0.2)
+    assert client.process.poll() is not None  # killed after quit went unanswered
+    with gtp.GTPClient([sys.executable, "-c", "pass"]) as client:
+        with pytest.raises(gtp.GTPError, match=r"exited|not running"):
+            client.send("name")
