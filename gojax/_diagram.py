@@ -21,6 +21,7 @@ import numpy as np
 
 from gojax import _history, _zobrist
 from gojax._coords import COLUMNS
+from gojax._invariants import liberty_planes
 from gojax._rules import board as board_of
 from gojax._rules import init
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState
@@ -96,8 +97,8 @@ def parse_board(text: str, size: int | None = None) -> np.ndarray:
     return np.asarray(rows, dtype=np.int8)
 
 
-def _chains(grid: np.ndarray) -> list[tuple[list[tuple[int, int]], int]]:
-    """Every chain of the board as (points, number of liberties), host-side flood fill."""
+def _chains(grid: np.ndarray) -> list[tuple[list[tuple[int, int]], list[int]]]:
+    """Every chain of the board as (points, liberty indices), host-side flood fill."""
     size = grid.shape[0]
     seen = np.zeros_like(grid, dtype=bool)
     chains = []
@@ -117,7 +118,7 @@ def _chains(grid: np.ndarray) -> list[tuple[list[tuple[int, int]], int]]:
                         elif grid[rr, cc] == colour and not seen[rr, cc]:
                             seen[rr, cc] = True
                             stack.append((rr, cc))
-            chains.append((points, len(liberties)))
+            chains.append((points, sorted(r * size + c for r, c in liberties)))
     return chains
 
 
@@ -141,12 +142,14 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
     if to_play not in (BLACK, WHITE):
         raise ValueError(f"to_play must be 1 (black) or 2 (white), got {to_play!r}")
     in_atari = np.zeros_like(grid, dtype=bool)
+    liberty = np.full(grid.shape, -1, np.int64)
     for points, liberties in _chains(grid):
-        if liberties == 0:
+        if not liberties:
             r, c = points[0]
             raise ValueError(f"the chain at {COLUMNS[c]}{size - r} has no liberty")
-        if liberties == 1:
+        if len(liberties) == 1:
             in_atari[tuple(np.transpose(points))] = True
+            liberty[tuple(np.transpose(points))] = liberties[0]
     weights = np.uint64(1) << np.arange(size, dtype=np.uint64)
 
     def bitboards(planes):
@@ -168,6 +171,7 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
     return state.replace(
         stones=bitboards([grid == BLACK, grid == WHITE]),
         atari=bitboards([(grid == BLACK) & in_atari, (grid == WHITE) & in_atari]),
+        atari_liberty=jnp.asarray(liberty_planes(config, np.where(in_atari, grid, 0), liberty)),
         turn=jnp.int8(turn),
         hash=jnp.asarray(position),
         history=history,

@@ -5,8 +5,8 @@ incrementally, and raises :class:`InvariantError` listing every game that
 breaks a rule of a well-formed state:
 
 * bits beyond the board are clear and no point holds two stones;
-* every chain has a liberty, and ``atari`` holds exactly the stones of the
-  chains with one liberty;
+* every chain has a liberty, ``atari`` holds exactly the stones of the
+  chains with one liberty, and ``atari_liberty`` their liberties;
 * the incremental hash equals the hash from scratch, and the history entry
   for the current move equals it (entries after it are zero), and the
   stone-count bucket lists link every position exactly once;
@@ -22,7 +22,7 @@ import numpy as np
 from gojax import _zobrist
 from gojax._types import GoConfig, GoState
 
-__all__ = ["InvariantError", "chain_labels", "check_invariants"]
+__all__ = ["InvariantError", "chain_labels", "check_invariants", "liberty_planes"]
 
 
 class InvariantError(AssertionError):
@@ -67,8 +67,9 @@ def _has_liberty(boards: np.ndarray) -> np.ndarray:
     return empty[:, :-2, 1:-1] | empty[:, 2:, 1:-1] | empty[:, 1:-1, :-2] | empty[:, 1:-1, 2:]
 
 
-def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Number of distinct liberties of each chain, indexed by chain label (``[P + 1]``)."""
+def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number of distinct liberties of each chain, and one of its liberties
+    (-1 if none), indexed by chain label (``[P + 1]`` each)."""
     size = board.shape[0]
     empty = np.flatnonzero(board.reshape(-1) == 0)
     rows, cols = np.divmod(empty, size)
@@ -82,7 +83,26 @@ def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> np.ndarray:
     unique = np.unique(np.concatenate(pairs), axis=0)
     counts = np.bincount(unique[:, 0], minlength=size * size + 1)
     counts[-1] = 0  # labels[-1] (empty points) index the last slot
-    return counts
+    liberty = np.full(size * size + 1, -1, np.int64)
+    liberty[unique[:, 0]] = unique[:, 1]
+    liberty[-1] = -1
+    return counts, liberty
+
+
+def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> np.ndarray:
+    """:attr:`GoState.atari_liberty` from scratch: ``uint32[2, L, N]``.
+
+    Args:
+      config: the rules.
+      atari: ``int[N, N]`` colour (1, 2) of the stones in atari, else 0.
+      liberty: ``int[N, N]`` point index of the liberty of each stone's chain
+        (read only where ``atari`` is set).
+    """
+    size, levels = config.size, config.liberty_label_planes
+    bits = (np.maximum(liberty, 0)[None] >> np.arange(levels)[:, None, None]) & 1  # [L, N, N]
+    weights = np.uint64(1) << np.arange(size, dtype=np.uint64)
+    planes = [(bits * (atari == colour)[None]).astype(np.uint64) @ weights for colour in (1, 2)]
+    return np.stack(planes).astype(np.uint32).reshape(2, levels, size)
 
 
 def _bucket_problem(history, heads, links, move, count) -> str | None:
@@ -138,7 +158,7 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     del free
     atari_boards = _boards(config, flat["atari"].astype(np.uint32))
     for game in range(boards.shape[0]):
-        liberties = _liberty_counts(boards[game], labels[game])
+        liberties, liberty_point = _liberty_counts(boards[game], labels[game])
         stones = boards[game] > 0
         chain_liberties = liberties[labels[game]]
         if np.any(stones & (chain_liberties == 0)):
@@ -147,6 +167,9 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         expected = np.where(stones & (chain_liberties == 1), boards[game], 0)
         if not np.array_equal(expected, atari_boards[game]):
             problems.append(f"game {game}: atari bitboards differ from the chains with one liberty")
+        planes = liberty_planes(config, expected, liberty_point[labels[game]])
+        if not np.array_equal(planes, flat["atari_liberty"][game]):
+            problems.append(f"game {game}: atari_liberty differs from the liberties of the chains in atari")
 
     keys = _zobrist.tables(size).points.astype(np.uint64)
     flat_boards = boards.reshape(boards.shape[0], num_points)

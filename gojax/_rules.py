@@ -46,6 +46,7 @@ def init(config: GoConfig) -> GoState:
     return GoState(
         stones=jnp.zeros((2, size), jnp.uint32),
         atari=jnp.zeros((2, size), jnp.uint32),
+        atari_liberty=jnp.zeros((2, config.liberty_label_planes, size), jnp.uint32),
         turn=jnp.int8(0),
         hash=jnp.zeros((2,), jnp.uint32),
         history=history,
@@ -131,11 +132,6 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     occupied = bb.any_set((own | opponent) & placed)
     empty_after = full & ~(own | opponent | placed)
 
-    # One flood fill grows, from the move: the opponent chains it touches that
-    # are not in atari (to see whether they fall into atari), the mover's chain
-    # through the new stone (to count its liberties), and, inside the atari
-    # bitboards, the opponent chains it captures and the mover's atari chains
-    # it joins. Liberty-counting regions stop once they have two liberties.
     zero_row = jnp.zeros((1,), jnp.uint32)
     sides = jnp.stack(
         [
@@ -145,17 +141,42 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
             jnp.concatenate([zero_row, placed[:-1]]),
         ]
     )
-    around = _union(sides)
     survivors = opponent & ~opponent_atari
     nothing = jnp.zeros_like(placed)
-    regions = bb.flood_fill(
-        jnp.concatenate([sides, jnp.stack([placed, around, around])]),
-        jnp.stack([survivors, survivors, survivors, survivors, own | placed, opponent_atari, own_atari]),
-        size,
-        free=jnp.stack([empty_after, empty_after, empty_after, empty_after, empty_after, nothing, nothing]),
-    )
-    opponent_chains, own_chain, captured, joined_atari = regions[:4], regions[4], regions[5], regions[6]
-    captured = jnp.where(is_pass, nothing, captured)
+    free = jnp.broadcast_to(empty_after, (5, size))
+    if config.liberty_label_planes:
+        # The chains in atari whose liberty is the move are read off their
+        # liberty labels: the opponent's are captured, the mover's join the
+        # new stone. Then one flood fill grows, from the move, the opponent
+        # chains it touches that are not in atari (do they fall into atari?)
+        # and the mover's chain through the new stone (its liberties), both
+        # stopping at two liberties, and the mover's chains in atari that the
+        # capture relieves.
+        _, own_labels, opponent_labels = _own_and_opponent(state, state.atari_liberty)
+        target = jnp.where(is_pass, -1, point)[None]
+        captured = _captured_by(opponent_labels, opponent_atari, target)[0]
+        joined_atari = _captured_by(own_labels, own_atari, target)[0]
+        regions = bb.flood_fill(
+            jnp.concatenate([sides, jnp.stack([placed, bb.neighbours(captured, size) & own_atari])]),
+            jnp.stack([survivors, survivors, survivors, survivors, own | placed, own_atari]),
+            size,
+            free=jnp.concatenate([free, nothing[None]]),
+        )
+        opponent_chains, own_chain, relieved_own = regions[:4], regions[4], regions[5]
+    else:
+        # Without labels the same fill also grows, inside the atari
+        # bitboards, the opponent chains the move captures and the mover's
+        # chains in atari it joins; the relieved chains need a second fill.
+        around = _union(sides)
+        regions = bb.flood_fill(
+            jnp.concatenate([sides, jnp.stack([placed, around, around])]),
+            jnp.stack([survivors, survivors, survivors, survivors, own | placed, opponent_atari, own_atari]),
+            size,
+            free=jnp.concatenate([free, nothing[None], nothing[None]]),
+        )
+        opponent_chains, own_chain, captured, joined_atari = regions[:4], regions[4], regions[5], regions[6]
+        captured = jnp.where(is_pass, nothing, captured)
+        relieved_own = None
     own_liberties = bb.count(bb.neighbours(own_chain, size) & (empty_after | captured))
     suicide = ~is_pass & (own_liberties == 0)
     removed_own = jnp.where(suicide, own_chain, jnp.uint32(0))
@@ -178,13 +199,22 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
 
     # Atari bookkeeping: only chains touching the move, or touching removed
     # stones, change their liberties; the latter only gain, so leave atari.
-    relieved = bb.flood_fill(
-        jnp.stack(
-            [bb.neighbours(captured, size) & own_atari, bb.neighbours(removed_own, size) & opponent_atari]
-        ),
-        jnp.stack([own_atari, opponent_atari]),
-        size,
-    )
+    # The opponent's chains can only be relieved by a suicide.
+    if relieved_own is None:
+        relieved = bb.flood_fill(
+            jnp.stack(
+                [bb.neighbours(captured, size) & own_atari, bb.neighbours(removed_own, size) & opponent_atari]
+            ),
+            jnp.stack([own_atari, opponent_atari]),
+            size,
+        )
+    elif config.suicide:
+        relieved_opponent = bb.flood_fill(
+            bb.neighbours(removed_own, size) & opponent_atari, opponent_atari, size
+        )
+        relieved = jnp.stack([relieved_own, relieved_opponent])
+    else:
+        relieved = jnp.stack([relieved_own, nothing])
     opponent_liberties = bb.count(bb.neighbours(opponent_chains, size) & new_empty)
     now_in_atari = bb.any_set(opponent_chains) & (opponent_liberties == 1)
     new_opponent_atari = (opponent_atari & ~captured & ~relieved[1]) | _union(
@@ -193,6 +223,25 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     new_own_atari = (own_atari & ~relieved[0] & ~joined_atari & ~removed_own) | jnp.where(
         ~suicide & (own_liberties == 1), own_chain, jnp.uint32(0)
     )
+
+    own_chain_in_atari = ~suicide & (own_liberties == 1)
+    if config.liberty_label_planes:
+        # A chain that stays in atari keeps its liberty; the chains that enter
+        # atari are the mover's chain and the opponent chains next to the move.
+        own_kept = own_atari & ~relieved[0] & ~joined_atari & ~removed_own
+        opponent_kept = opponent_atari & ~captured & ~relieved[1]
+        entering = jnp.concatenate(
+            [
+                jnp.where(now_in_atari[:, None], opponent_chains, jnp.uint32(0)),
+                jnp.where(own_chain_in_atari, own_chain, jnp.uint32(0))[None],
+            ]
+        )
+        labelled = _label(config, entering, new_empty)  # [5, L, N]
+        new_own_labels = (own_labels & own_kept) | labelled[4]
+        new_opponent_labels = (opponent_labels & opponent_kept) | _union(labelled[:4])
+        atari_liberty = _by_colour(colour, new_own_labels & new_own, new_opponent_labels & new_opponent)
+    else:
+        atari_liberty = state.atari_liberty
 
     num_captured = bb.count(captured)
     is_ko_capture = (num_captured == 1) & (bb.count(own_chain) == 1) & (own_liberties == 1)
@@ -211,6 +260,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     played = GoState(
         stones=_by_colour(colour, new_own, new_opponent),
         atari=_by_colour(colour, new_own_atari & new_own, new_opponent_atari & new_opponent),
+        atari_liberty=atari_liberty,
         turn=(1 - colour).astype(jnp.int8),
         hash=new_hash,
         history=history,
@@ -269,7 +319,9 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     Method: suicides and captures are read off ``state.atari`` with a few
     bitboard operations. Plain placements are tested against the history all
     at once by walking one stone-count bucket; capturing moves (and suicides,
-    where allowed) are hashed and tested a few at a time.
+    where allowed) are hashed and tested a few at a time, the stones each one
+    removes read off the liberty labels of the chains in atari
+    (``state.atari_liberty`` up to 13x13; one flood fill on larger boards).
     """
     size, num_points = config.size, config.num_points
     full = bb.row_mask(size)
@@ -291,12 +343,35 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
         special = (captures | suicides) if config.suicide else captures
         plain = legal & ~special
         banned = plain & _history.plain_repeats(config, *history, base, count, colour)
+        if config.liberty_label_planes:
+            _, own_labels, opponent_labels = _own_and_opponent(state, state.atari_liberty)
+        else:
+            own_labels = _liberty_labels(size, own_atari, empty) if config.suicide else None
+            opponent_labels = _liberty_labels(size, opponent_atari, empty)
         banned |= _special_repeats(
-            config, history, special & legal, colour, own_atari, opponent_atari, empty, suicides, base, count
+            config,
+            history,
+            special & legal,
+            colour,
+            (own_atari, own_labels),
+            (opponent_atari, opponent_labels),
+            suicides,
+            base,
+            count,
         )
         legal = legal & ~banned
     grid = bb.to_grid(legal, size).reshape(num_points)
     return jnp.concatenate([grid, jnp.ones((1,), jnp.bool_)])
+
+
+def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
+    """Each chain of ``uint32[K, N]`` (one liberty each, or empty) on the bit
+    planes of its liberty's index: ``uint32[K, L, N]``."""
+    levels = jnp.arange(config.liberty_label_planes, dtype=jnp.int32)
+    liberties = bb.neighbours(chains, config.size) & empty
+    liberty = jax.vmap(bb.lowest_point, in_axes=(0, None))(liberties, config.size)
+    bits = ((jnp.maximum(liberty, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
+    return jnp.where(bits[..., None], chains[:, None, :], jnp.uint32(0))
 
 
 def _liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
@@ -328,19 +403,17 @@ def _index_bit_planes(size: int) -> np.ndarray:
     return (bits.astype(np.uint64) << np.arange(size, dtype=np.uint64)).sum(-1).astype(np.uint32)
 
 
-def _special_repeats(
-    config, history, special, colour, own_atari, opponent_atari, empty, suicides, base, count
-):
+def _special_repeats(config, history, special, colour, own, opponent, suicides, base, count):
     """Points of ``special`` (capturing or suicidal moves) that would recreate a
-    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[N]``."""
+    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[N]``.
+
+    ``own`` and ``opponent`` are ``(atari, labels)`` pairs: the stones in atari
+    and their liberties' bit planes (see :attr:`GoState.atari_liberty`).
+    """
     size = config.size
     keys = jnp.asarray(_zobrist.tables(size).points)
     chunk = _SPECIAL_CHUNK
-    # Labelled from every empty point, so no chain is left unlabelled (an
-    # unlabelled chain would read as the chain whose liberty is point 0).
-    opponent_labels = _liberty_labels(size, opponent_atari, empty)
-    if config.suicide:
-        own_labels = _liberty_labels(size, own_atari, empty)
+    (own_atari, own_labels), (opponent_atari, opponent_labels) = own, opponent
 
     def cond(loop):
         remaining, _ = loop

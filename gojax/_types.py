@@ -35,6 +35,8 @@ WHITE = 2
 MIN_SIZE = 2
 MAX_SIZE = 25  # GTP's range; a row of the board must fit one uint32 word.
 _KO_RULES = ("simple", "positional", "situational")
+# Largest board whose state keeps the liberties of its chains in atari.
+_MAX_LABELLED_SIZE = 13
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +110,18 @@ class GoConfig:
         return 2 * self.num_points if self.max_moves is None else self.max_moves
 
     @property
+    def liberty_label_planes(self) -> int:
+        """``L``: planes of :attr:`GoState.atari_liberty`.
+
+        ``ceil(log2 P)`` (enough bits to name any point) up to 13x13, and 0 on
+        larger boards, where the legal mask labels the chains in atari with a
+        flood fill instead - which keeps a 19x19 state under 8 KB.
+        """
+        if self.size > _MAX_LABELLED_SIZE:
+            return 0
+        return max(1, (self.num_points - 1).bit_length())
+
+    @property
     def history_length(self) -> int:
         """``H``: hashes stored for superko (0 under the simple ko rule)."""
         return 0 if self.ko_rule == "simple" else self.move_cap + 1
@@ -127,6 +141,11 @@ class GoState:
       atari: ``uint32[2, N]`` the stones of each colour whose chain has exactly
         one liberty, kept up to date incrementally by ``step`` (the legal mask
         reads suicides and captures off it).
+      atari_liberty: ``uint32[2, L, N]`` the liberty of every chain in
+        ``atari``, bit-sliced: plane ``b`` of colour ``c`` holds the stones of
+        ``c``'s chains in atari whose single liberty has a point index with
+        bit ``b`` set (``L = config.liberty_label_planes``; ``L = 0`` above
+        13x13). The legal mask reads which chains a move captures off it.
       turn: ``int8[]`` colour index to move (0 black, 1 white).
       hash: ``uint32[2]`` 64-bit Zobrist hash of the stones (two 32-bit words).
       history: ``uint32[H, 2]`` hash of the position after each move
@@ -154,6 +173,7 @@ class GoState:
 
     stones: jax.Array
     atari: jax.Array
+    atari_liberty: jax.Array
     turn: jax.Array
     hash: jax.Array
     history: jax.Array
