@@ -26,7 +26,7 @@ from gojax._rules import init, legal_action_mask, step
 from gojax._sgf_parse import SGFError
 from gojax._sgf_replay import _grid, _vertex, _why_illegal
 from gojax._sgf_write import sgf_point
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 from gojax.features import _blocks as blocks
 
 __all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
@@ -34,7 +34,7 @@ __all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "lo
 _CHUNK = 64
 _NAME = {BLACK: "B", WHITE: "W"}
 
-Observe = Callable[[GoConfig, object], jax.Array]
+Observe = Callable[[GoConfig, GoState], jax.Array]
 
 
 def fallback_planes(config: GoConfig, state) -> jax.Array:
@@ -190,7 +190,7 @@ def build_dataset(
     board_size: int | None = None,
     *,
     observe: Observe | None = None,
-    ko_rule: str = "positional",
+    ko_rule: KoRule = "positional",
     komi: float = 7.5,
     games_per_call: int = 16,
     cache=None,

@@ -165,9 +165,9 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
         entry = position.astype(np.uint64)
         if config.ko_rule == "situational":
             entry = entry + _zobrist.tables(size).side[turn]
-        entry = jnp.asarray((entry % (1 << 32)).astype(np.uint32))
+        situation = jnp.asarray((entry % (1 << 32)).astype(np.uint32))
         count = jnp.int32(np.count_nonzero(grid))
-        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), entry, count)
+        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), situation, count)
     return state.replace(
         stones=bitboards([grid == BLACK, grid == WHITE]),
         atari=bitboards([(grid == BLACK) & in_atari, (grid == WHITE) & in_atari]),

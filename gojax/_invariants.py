@@ -52,7 +52,7 @@ def chain_labels(boards: np.ndarray) -> np.ndarray:
         for axis, shift in ((1, 1), (1, -1), (2, 1), (2, -1)):
             moved = np.roll(labels, shift, axis=axis)
             same = np.roll(boards, shift, axis=axis) == boards
-            edge = [slice(None)] * 3
+            edge: list[int | slice] = [slice(None)] * 3
             edge[axis] = 0 if shift == 1 else -1
             same[tuple(edge)] = False
             best = np.where(same & (boards > 0), np.minimum(best, moved), best)

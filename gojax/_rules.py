@@ -193,8 +193,8 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     if config.ko_rule == "simple":
         repeats = point == state.ko_point
     else:
-        history = (state.history, state.history_head, state.history_prev)
-        repeats = _history.contains(config, *history, situation[None], new_count[None])[0]
+        recorded = (state.history, state.history_head, state.history_prev)
+        repeats = _history.contains(config, *recorded, situation[None], new_count[None])[0]
     legal = in_range & (is_pass | (~occupied & ~repeats & (config.suicide | ~suicide)))
 
     # Atari bookkeeping: only chains touching the move, or touching removed

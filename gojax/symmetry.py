@@ -353,9 +353,9 @@ def symmetrize(
     if mode == "random":
         if key is None:
             raise ValueError("symmetrize(mode='random') needs a PRNG key, got key=None")
-        ks = jax.random.randint(key, (batch,), 0, NUM_SYMMETRIES, dtype=jnp.int32)
-        policy, value = apply_fn(jax.vmap(transform_board)(ks, planes))
-        return jax.vmap(inverse_transform_policy)(ks, policy), value
+        drawn = jax.random.randint(key, (batch,), 0, NUM_SYMMETRIES, dtype=jnp.int32)
+        policy, value = apply_fn(jax.vmap(transform_board)(drawn, planes))
+        return jax.vmap(inverse_transform_policy)(drawn, policy), value
     ks = range(NUM_SYMMETRIES)
     moved = jnp.concatenate([jax.vmap(functools.partial(transform_board, k))(planes) for k in ks])
     policy, value = apply_fn(moved)

@@ -168,6 +168,13 @@ class PolicyValueNet(nnx.Module):
         return logits, value
 
 
+def _split_params(net: PolicyValueNet) -> tuple[nnx.GraphDef, nnx.State, nnx.State]:
+    """``nnx.split(net, nnx.Param, ...)``: the graphdef, the params and everything else."""
+    # flax's stub types a split with 2+ filters as a variadic tuple; two filters give exactly 3 items.
+    graphdef, params, rest = nnx.split(net, nnx.Param, ...)  # type: ignore[misc]
+    return graphdef, params, rest
+
+
 def split(net: PolicyValueNet) -> tuple[nnx.GraphDef, Variables]:
     """``(graphdef, variables)``: the static structure and the arrays of ``net``.
 
@@ -176,7 +183,7 @@ def split(net: PolicyValueNet) -> tuple[nnx.GraphDef, Variables]:
     averages). ``graphdef`` is hashable and can be closed over or passed as a
     static argument.
     """
-    graphdef, params, rest = nnx.split(net, nnx.Param, ...)
+    graphdef, params, rest = _split_params(net)
     return graphdef, {"params": params, "batch_stats": rest}
 
 
@@ -215,5 +222,5 @@ def apply(
     logits, value = net(planes)
     if not train:
         return logits, value, variables
-    _, params, rest = nnx.split(net, nnx.Param, ...)
+    _, params, rest = _split_params(net)
     return logits, value, {"params": params, "batch_stats": rest}

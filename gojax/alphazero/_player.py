@@ -25,6 +25,7 @@ from typing import Literal
 
 import jax
 import jax.numpy as jnp
+from flax import nnx
 
 from gojax._types import GoConfig, GoState
 from gojax.alphazero._network import Variables
@@ -61,7 +62,7 @@ class AlphaZeroPlayer:
       max_num_considered_actions: ``"gumbel"`` root actions considered.
     """
 
-    graphdef: object
+    graphdef: nnx.GraphDef
     variables: Variables
     num_simulations: int = 64
     algorithm: Literal["gumbel", "puct"] = "gumbel"

@@ -39,7 +39,7 @@ since and capture size from 0 - here every integer plane starts at 1.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -97,11 +97,12 @@ def _layout() -> AlphaGoChannels:
         ("zeros", 1),
         ("player_colour", 1),
     ]
-    where, start = {}, 0
+    where: dict[str, Any] = {}  # name -> int channel or slice of channels
+    start = 0
     for name, width in groups:
         where[name] = start if width == 1 else slice(start, start + width)
         start += width
-    colour = where["stone_colour"]
+    colour: slice = where["stone_colour"]
     return AlphaGoChannels(mover=colour.start, opponent=colour.start + 1, empty=colour.start + 2, **where)
 
 

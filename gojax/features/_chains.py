@@ -292,11 +292,11 @@ def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = Tr
     liberties_after = bb.count(bb.neighbours(new_chain, size) & empty_after)
     empty_point = analysis.colours == _EMPTY
     liberties_after = jnp.where(empty_point, liberties_after, 0)
-    captures = jnp.where(empty_point, bb.count(captured), 0)
+    capture_size = jnp.where(empty_point, bb.count(captured), 0)
     self_atari = jnp.where(empty_point & (liberties_after == 1), bb.count(new_chain), 0)
     return MoveOutcomes(
         liberties_after=liberties_after.reshape(size, size),
-        capture_size=captures.reshape(size, size),
+        capture_size=capture_size.reshape(size, size),
         self_atari_size=self_atari.reshape(size, size),
     )
 

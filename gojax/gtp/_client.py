@@ -126,6 +126,7 @@ class GTPClient:
 
     def _read(self) -> None:
         stream = self.process.stdout
+        assert stream is not None  # Popen(stdout=PIPE)
         for raw in iter(stream.readline, b""):
             self._lines.put(raw.decode("utf-8", errors="replace"))
         self._lines.put(None)
@@ -159,9 +160,11 @@ class GTPClient:
         deadline = None if timeout is None else time.monotonic() + timeout
         ident = str(self._next_id)
         self._next_id += 1
+        stdin = self.process.stdin
+        assert stdin is not None  # Popen(stdin=PIPE)
         try:
-            self.process.stdin.write(f"{ident} {command}\n".encode())
-            self.process.stdin.flush()
+            stdin.write(f"{ident} {command}\n".encode())
+            stdin.flush()
         except (BrokenPipeError, OSError):
             raise GTPError(command, f"{self.name} is not running (status {self.process.poll()})") from None
         while True:  # skip anything before our reply (a late reply to a timed-out command)
@@ -192,6 +195,8 @@ class GTPClient:
                 self.process.kill()
                 self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
+            if stream is None:
+                continue
             try:
                 stream.close()
             except OSError:

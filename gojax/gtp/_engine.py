@@ -25,12 +25,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from typing import Literal
 
 import numpy as np
 
 from gojax._coords import to_gtp
 from gojax._diagram import render
-from gojax._types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig
+from gojax._types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._game import Game, GameOver, IllegalMove
@@ -90,7 +91,7 @@ class GTPEngine:
         *,
         size: int = 19,
         komi: float = 7.5,
-        ko_rule: str = "positional",
+        ko_rule: KoRule = "positional",
         suicide: bool = False,
         max_moves: int | None = None,
         player: str = "uct",
@@ -98,7 +99,7 @@ class GTPEngine:
         playouts: int = 8,
         rollout: str = "random",
         checkpoint: str | None = None,
-        algorithm: str = "gumbel",
+        algorithm: Literal["gumbel", "puct"] = "gumbel",
         seed: int = 0,
         name: str = "gojax",
         levels: list[Level] | None = None,
@@ -107,7 +108,8 @@ class GTPEngine:
         allow_early_pass: bool = False,
     ):
         self.name = name
-        self._rules = {"ko_rule": ko_rule, "suicide": suicide}
+        self._ko_rule = ko_rule
+        self._suicide = suicide
         self._max_moves = max_moves
         fixed_size = None
         if levels is None:
@@ -173,7 +175,7 @@ class GTPEngine:
 
     def _config(self, size: int, komi: float) -> GoConfig:
         cap = self._max_moves if self._max_moves is not None else min(32767, 4 * size * size)
-        return GoConfig(size=size, komi=komi, max_moves=cap, **self._rules)
+        return GoConfig(size=size, komi=komi, ko_rule=self._ko_rule, suicide=self._suicide, max_moves=cap)
 
     def handle_line(self, line: str) -> str:
         """The framed reply to one input line (``""`` for a line GTP says to ignore). Never raises."""

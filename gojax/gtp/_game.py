@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -51,9 +52,9 @@ class GameOver(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class _Rules:
-    step: object
-    legal: object
-    area: object
+    step: Callable[[GoState, jax.Array], GoState]
+    legal: Callable[[GoState], jax.Array]
+    area: Callable[[GoState], jax.Array]
 
 
 @functools.lru_cache(maxsize=32)

@@ -75,13 +75,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _StderrHandler(logging.StreamHandler):
+    """The engine's own stderr log handler (added once however often logging is configured)."""
+
+
 def _configure_logging(level: str) -> None:
     logger = logging.getLogger("gojax.gtp")
     logger.setLevel(level)
-    if not any(getattr(h, "_gojax_gtp", False) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s gojax-gtp %(levelname)s %(message)s"))
-        handler._gojax_gtp = True
         logger.addHandler(handler)
         logger.propagate = False
 

@@ -29,6 +29,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Literal
 
 import jax
 import jax.numpy as jnp
@@ -87,7 +88,7 @@ def _constant(player):
     return lambda config: player
 
 
-def _load_alphazero(checkpoint: str, simulations: int, algorithm: str):
+def _load_alphazero(checkpoint: str, simulations: int, algorithm: Literal["gumbel", "puct"]):
     """``(make(num_simulations) -> player, board_size)`` from an AlphaZero checkpoint (lazy imports)."""
     from gojax import alphazero as az
 
@@ -127,7 +128,7 @@ def player_levels(
     playouts: int = 8,
     rollout: str = "random",
     checkpoint: str | None = None,
-    algorithm: str = "gumbel",
+    algorithm: Literal["gumbel", "puct"] = "gumbel",
 ) -> tuple[list[Level], int | None]:
     """The level ladder of a player kind, strongest first, and the one board size it needs (or ``None``).
 
@@ -149,7 +150,10 @@ def player_levels(
     for name, value in (("simulations", simulations), ("playouts", playouts)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
-    policies = {"random": players.random_playout_policy, "heuristic": players.heuristic_playout_policy}
+    policies: dict[str, players.Player] = {
+        "random": players.random_playout_policy,
+        "heuristic": players.heuristic_playout_policy,
+    }
     if rollout not in policies:
         raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
     policy = policies[rollout]

@@ -159,7 +159,7 @@ def referee_game(
             game.resign(colour)
             reason = "resignation"
             break
-        if action is None or not game.legal_mask()[action]:
+        if not isinstance(action, int) or not game.legal_mask()[action]:
             game.forfeit(colour)
             reason = f"forfeit: {name_of[colour]} answered {reply!r}, not a legal move"
             break

@@ -89,7 +89,7 @@ _UNVISITED = 1e6  # UCB1 score of an unvisited child (+inf, kept finite for the 
 
 
 def ucb1_action_selection(
-    rng_key: jax.Array, tree: mctx.Tree, node_index: jax.Array, depth: jax.Array = 0, *, c: float
+    rng_key: jax.Array, tree: mctx.Tree, node_index: jax.Array, depth: jax.Array | int = 0, *, c: float
 ) -> jax.Array:
     """UCB1 selection for ``mctx.search`` (an unbatched tree, one node).
 
