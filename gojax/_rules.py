@@ -364,6 +364,22 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     return jnp.concatenate([grid, jnp.ones((1,), jnp.bool_)])
 
 
+def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
+    """``state`` with :attr:`GoState.atari_liberty` recomputed from its stones
+    and ``atari`` bitboards (one flood fill).
+
+    For states whose ``stones`` or ``atari`` were set by hand (e.g. an earlier
+    board of the game put into the current state); ``step`` keeps the labels
+    up to date by itself. A no-op above 13x13, where no labels are kept.
+    """
+    if not config.liberty_label_planes:
+        return state
+    size = config.size
+    empty = bb.row_mask(size) & ~(state.stones[0] | state.stones[1])
+    labels = jnp.stack([_liberty_labels(size, state.atari[colour], empty) for colour in range(2)])
+    return state.replace(atari_liberty=labels.astype(jnp.uint32))
+
+
 def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
     """Each chain of ``uint32[K, N]`` (one liberty each, or empty) on the bit
     planes of its liberty's index: ``uint32[K, L, N]``."""

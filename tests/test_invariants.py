@@ -65,3 +65,14 @@ def test_position_has_labelled_chains_in_atari(state):
 def test_each_corruption_is_reported(state, field, change, message):
     with pytest.raises(InvariantError, match=message):
         gojax.check_invariants(CONFIG, _corrupt(state, field, change))
+
+
+def test_with_atari_liberty_recomputes_the_labels(state):
+    from gojax._rules import with_atari_liberty
+
+    wiped = state.replace(atari_liberty=np.zeros_like(np.asarray(state.atari_liberty)))
+    with pytest.raises(InvariantError, match="atari_liberty differs"):
+        gojax.check_invariants(CONFIG, wiped)
+    restored = with_atari_liberty(CONFIG, wiped)
+    gojax.check_invariants(CONFIG, restored)
+    np.testing.assert_array_equal(restored.atari_liberty, state.atari_liberty)

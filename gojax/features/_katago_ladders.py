@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax import _bitboard as bb
+from gojax._rules import with_atari_liberty
 from gojax._types import GoConfig, GoState
 from gojax.features import _chains, _ladder
 
@@ -46,13 +47,13 @@ def _run_reads(flags: jax.Array, read, chunk: int) -> jax.Array:
 
 
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
-    """``state`` with ``atari`` recomputed from its stones (for boards read from a history)."""
+    """``state`` with ``atari`` and its liberty labels recomputed from its stones (boards from a history)."""
     size = config.size
     in_atari = (analysis.colours != _chains._EMPTY) & (analysis.chain_liberties[analysis.labels] == 1)
     mover = bb.from_grid((in_atari & (analysis.colours == _chains._MOVER)).reshape(size, size), size)
     other = bb.from_grid((in_atari & (analysis.colours == _chains._OPPONENT)).reshape(size, size), size)
     atari = jnp.where(state.turn == 0, jnp.stack([mover, other]), jnp.stack([other, mover]))
-    return state.replace(atari=atari)
+    return with_atari_liberty(config, state.replace(atari=atari))
 
 
 def ladders(config: GoConfig, state: GoState, chunk: int):

@@ -76,7 +76,13 @@ def _reading_config(config: GoConfig) -> GoConfig:
 def _reading_state(config: GoConfig, state: GoState) -> GoState:
     """A history-free copy of ``state``'s position, same player to move, not over."""
     fresh = init(_reading_config(config))
-    return fresh.replace(stones=state.stones, atari=state.atari, turn=state.turn, ko_point=state.ko_point)
+    return fresh.replace(
+        stones=state.stones,
+        atari=state.atari,
+        atari_liberty=state.atari_liberty,
+        turn=state.turn,
+        ko_point=state.ko_point,
+    )
 
 
 def _runner(state: GoState, runner_colour: jax.Array) -> jax.Array:
