@@ -60,3 +60,92 @@ __all__ = [
 ]
 
 # Other modules of this package add their exports below, in their own block.
+
+# Self-play training (issue 6): replay buffer, self-play, loss and optimizer, data parallelism,
+# evaluation, the training loop (a host-side driver that jits) and its files.
+# isort: split
+from gojax.alphazero._evaluation import (
+    Evaluator,
+    default_baselines,
+    gnugo_available,
+    play_gnugo,
+    summarize_games,
+    summarize_results,
+)
+from gojax.alphazero._replay import (
+    ReplayBuffer,
+    check_capacity,
+    replay_add,
+    replay_finish,
+    replay_init,
+    replay_sample,
+    replay_write,
+)
+from gojax.alphazero._run_io import MetricsLog, TrainCheckpointer, plot_learning_curve, write_sgf_samples
+from gojax.alphazero._run_state import TrainingRun
+from gojax.alphazero._selfplay import SelfPlaySettings, SelfPlayState, SelfPlayStats, selfplay, selfplay_init
+from gojax.alphazero._sharding import (
+    DATA_AXIS,
+    batch_sharding,
+    constrain_batch,
+    initialize_distributed,
+    make_mesh,
+    replicate,
+    replicated,
+    shard_batch,
+)
+from gojax.alphazero._train_config import TrainConfig
+from gojax.alphazero._trainer import restore_run, train
+from gojax.alphazero._training import (
+    OptimizerConfig,
+    TrainMetrics,
+    augment_batch,
+    loss_fn,
+    make_optimizer,
+    sample_and_train,
+    train_step,
+)
+
+__all__ += [
+    "DATA_AXIS",
+    "Evaluator",
+    "MetricsLog",
+    "OptimizerConfig",
+    "ReplayBuffer",
+    "SelfPlaySettings",
+    "SelfPlayState",
+    "SelfPlayStats",
+    "TrainCheckpointer",
+    "TrainConfig",
+    "TrainMetrics",
+    "TrainingRun",
+    "augment_batch",
+    "batch_sharding",
+    "check_capacity",
+    "constrain_batch",
+    "default_baselines",
+    "gnugo_available",
+    "initialize_distributed",
+    "loss_fn",
+    "make_mesh",
+    "make_optimizer",
+    "play_gnugo",
+    "plot_learning_curve",
+    "replay_add",
+    "replay_finish",
+    "replay_init",
+    "replay_sample",
+    "replay_write",
+    "replicate",
+    "replicated",
+    "restore_run",
+    "sample_and_train",
+    "selfplay",
+    "selfplay_init",
+    "shard_batch",
+    "summarize_games",
+    "summarize_results",
+    "train",
+    "train_step",
+    "write_sgf_samples",
+]

@@ -1,0 +1,229 @@
+"""A fixed-capacity replay buffer of training examples, as a pytree and pure functions.
+
+An **example** is one position of a self-play game: its feature planes
+``[N, N, C]``, the search policy ``f32[A]`` (the policy target) and the final
+outcome ``z`` of the game from the view of the player to move there (the value
+target, +1 win, -1 loss, 0 draw).
+
+The buffer is a ring of ``capacity`` rows kept in device arrays
+(:class:`ReplayBuffer`); every function returns a new buffer (jit them, with
+``donate_argnums`` for in-place updates). Self-play writes a position as soon
+as it is searched, before the game's outcome is known, in two steps:
+
+1. :func:`replay_write` stores the planes and the policy of a batch of
+   positions in the next rows and returns the row numbers; the rows are not
+   **ready** yet (never sampled);
+2. :func:`replay_finish` sets ``z`` of those rows when their game ends and
+   marks them ready.
+
+:func:`replay_add` does both at once for complete examples.
+:func:`replay_sample` draws uniformly among the ready rows. The write
+position and the counters are part of the pytree, so a checkpoint of the
+buffer is a checkpoint of its position too.
+
+A row is overwritten once ``capacity`` newer rows have been written; a caller
+that finishes rows later (self-play) must keep ``capacity`` at least the
+number of rows written while a game is running (:func:`check_capacity`).
+
+Shapes: ``R`` = capacity, ``B`` a batch of positions, ``N`` board side,
+``C`` channels, ``A = N * N + 1`` actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = [
+    "ReplayBuffer",
+    "check_capacity",
+    "replay_add",
+    "replay_finish",
+    "replay_init",
+    "replay_sample",
+    "replay_write",
+]
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class ReplayBuffer:
+    """Ring buffer of training examples (``R`` rows).
+
+    Attributes:
+      planes: ``[R, N, N, C]`` feature planes, stored in the buffer's dtype
+        (``bfloat16`` by default: exact for 0/1 planes and small integers).
+      policy: ``f32[R, A]`` policy targets (each row sums to 1 once written).
+      value: ``f32[R]`` outcome ``z`` for the player to move (0 until finished).
+      ready: ``bool[R]`` rows whose ``z`` is known (the only rows sampled).
+      position: ``int32[]`` next row to write, in ``[0, R)``.
+      written: ``int32[]`` rows written since the start (wraps after 2**31).
+    """
+
+    planes: jax.Array
+    policy: jax.Array
+    value: jax.Array
+    ready: jax.Array
+    position: jax.Array
+    written: jax.Array
+
+    @property
+    def capacity(self) -> int:
+        """``R``, the number of rows (static)."""
+        return self.value.shape[-1]
+
+    def replace(self, **changes) -> ReplayBuffer:
+        """A copy with the given fields replaced."""
+        return dataclasses.replace(self, **changes)
+
+
+def replay_init(
+    capacity: int, board_size: int, num_channels: int, dtype: jnp.dtype = jnp.bfloat16
+) -> ReplayBuffer:
+    """An empty buffer.
+
+    Args:
+      capacity: ``R`` rows (> 0).
+      board_size: ``N``.
+      num_channels: ``C`` feature planes per position.
+      dtype: storage dtype of the planes (``bfloat16``, ``float16``,
+        ``float32``, ``uint8``, ...); planes are cast on write and read back
+        as ``float32`` by :func:`replay_sample`.
+
+    Raises:
+      ValueError: for a non-positive capacity, size or channel count.
+    """
+    for name, value in (("capacity", capacity), ("board_size", board_size), ("num_channels", num_channels)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    actions = board_size * board_size + 1
+    return ReplayBuffer(
+        planes=jnp.zeros((capacity, board_size, board_size, num_channels), dtype),
+        policy=jnp.zeros((capacity, actions), jnp.float32),
+        value=jnp.zeros((capacity,), jnp.float32),
+        ready=jnp.zeros((capacity,), bool),
+        position=jnp.zeros((), jnp.int32),
+        written=jnp.zeros((), jnp.int32),
+    )
+
+
+def check_capacity(capacity: int, games: int, move_cap: int) -> None:
+    """Raises ``ValueError`` unless ``capacity >= games * move_cap``.
+
+    Self-play writes one row per running game and move, and finishes a game's
+    rows only when it ends, up to ``move_cap`` moves later; a smaller ring
+    would overwrite rows that are still waiting for their ``z``.
+    """
+    if capacity < games * move_cap:
+        raise ValueError(
+            f"replay capacity {capacity} is smaller than games * move cap = {games} * {move_cap} "
+            f"= {games * move_cap}: unfinished games would be overwritten"
+        )
+
+
+def _rows_for(buffer: ReplayBuffer, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Rows for the ``True`` entries of ``mask`` (consecutive from the position), ``R`` for the others.
+
+    Returns:
+      ``(rows int32[B], count int32[])``; a row of ``R`` is out of bounds and
+      dropped by the scatters below.
+    """
+    capacity = buffer.capacity
+    offset = jnp.cumsum(mask.astype(jnp.int32)) - 1
+    rows = jnp.where(mask, (buffer.position + offset) % capacity, capacity).astype(jnp.int32)
+    return rows, jnp.sum(mask.astype(jnp.int32))
+
+
+def replay_write(
+    buffer: ReplayBuffer, planes: jax.Array, policy: jax.Array, mask: jax.Array | None = None
+) -> tuple[ReplayBuffer, jax.Array]:
+    """Stores positions whose outcome is not known yet; they are not ready until finished.
+
+    Args:
+      buffer: the buffer.
+      planes: ``[B, N, N, C]`` feature planes.
+      policy: ``f32[B, A]`` policy targets.
+      mask: optional ``bool[B]``: store only these positions (default all).
+        ``B`` must not exceed ``R``.
+
+    Returns:
+      ``(buffer, rows)``: ``rows`` is ``int32[B]``, the row of each stored
+      position (``R``, out of range, for a masked-out one), to pass to
+      :func:`replay_finish`.
+    """
+    batch = planes.shape[0]
+    if batch > buffer.capacity:
+        raise ValueError(f"a batch of {batch} positions does not fit a buffer of {buffer.capacity} rows")
+    if mask is None:
+        mask = jnp.ones((batch,), bool)
+    rows, count = _rows_for(buffer, mask)
+    buffer = buffer.replace(
+        planes=buffer.planes.at[rows].set(planes.astype(buffer.planes.dtype), mode="drop"),
+        policy=buffer.policy.at[rows].set(policy.astype(jnp.float32), mode="drop"),
+        value=buffer.value.at[rows].set(0.0, mode="drop"),
+        ready=buffer.ready.at[rows].set(False, mode="drop"),
+        position=(buffer.position + count) % buffer.capacity,
+        written=buffer.written + count,
+    )
+    return buffer, rows
+
+
+def replay_finish(buffer: ReplayBuffer, rows: jax.Array, z: jax.Array, mask: jax.Array) -> ReplayBuffer:
+    """Sets the outcome of rows written by :func:`replay_write` and marks them ready.
+
+    Args:
+      buffer: the buffer.
+      rows: ``int[K]`` rows (any shape, flattened with ``z`` and ``mask``).
+      z: ``f32[K]`` outcome for the player to move in each row's position.
+      mask: ``bool[K]``: only these rows are finished (others untouched).
+    """
+    rows = jnp.where(mask, rows, buffer.capacity).reshape(-1)
+    return buffer.replace(
+        value=buffer.value.at[rows].set(z.reshape(-1).astype(jnp.float32), mode="drop"),
+        ready=buffer.ready.at[rows].set(True, mode="drop"),
+    )
+
+
+def replay_add(
+    buffer: ReplayBuffer, planes: jax.Array, policy: jax.Array, z: jax.Array, mask: jax.Array | None = None
+) -> ReplayBuffer:
+    """Stores complete examples (ready at once): :func:`replay_write` then :func:`replay_finish`.
+
+    Args:
+      buffer: the buffer.
+      planes: ``[B, N, N, C]``.
+      policy: ``f32[B, A]``.
+      z: ``f32[B]``.
+      mask: optional ``bool[B]``: store only these (consecutively).
+    """
+    if mask is None:
+        mask = jnp.ones((planes.shape[0],), bool)
+    buffer, rows = replay_write(buffer, planes, policy, mask)
+    return replay_finish(buffer, rows, z, mask)
+
+
+def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> tuple[jax.Array, ...]:
+    """Draws ``batch_size`` ready rows uniformly, with replacement.
+
+    Check ``jnp.any(buffer.ready)`` first: with no ready row the draw returns
+    arbitrary rows.
+
+    Args:
+      buffer: the buffer.
+      key: a PRNG key.
+      batch_size: ``B`` rows to draw (static).
+
+    Returns:
+      ``(planes f32[B, N, N, C], policy f32[B, A], z f32[B], rows int32[B])``.
+    """
+    ready = buffer.ready.astype(jnp.int32)
+    cumulative = jnp.cumsum(ready)
+    total = cumulative[-1]
+    # The k-th ready row, k uniform in [0, total): the first row whose running count exceeds k.
+    k = jax.random.randint(key, (batch_size,), 0, jnp.maximum(total, 1))
+    rows = jnp.searchsorted(cumulative, k, side="right").astype(jnp.int32)
+    rows = jnp.minimum(rows, buffer.capacity - 1)
+    return buffer.planes[rows].astype(jnp.float32), buffer.policy[rows], buffer.value[rows], rows

@@ -1,0 +1,285 @@
+"""Batched self-play: ``B`` games at once, searched with the network, written to the replay buffer.
+
+:func:`selfplay` plays ``T`` moves of ``B`` games in one ``lax.scan`` (jit it;
+nothing here calls ``jax.jit``). At every move:
+
+1. :func:`gojax.alphazero.search` searches all ``B`` positions
+   (Gumbel MuZero by default, a few simulations);
+2. the position's planes and the search policy - the **policy target**:
+   Gumbel MuZero's improved policy ``softmax(logits + sigma(completed Q))``,
+   or PUCT's root visit frequencies - are written to the replay buffer
+   (:func:`gojax.alphazero.replay_write`), not ready yet;
+3. the move is chosen: during the first ``explore_moves`` moves of a game it
+   is **sampled** from the search policy (exploration, AlphaZero's
+   temperature 1); after that it is the search's own choice - for Gumbel the
+   action Sequential Halving selects (Gumbel noise over the considered moves
+   included, as in the Gumbel MuZero paper), for PUCT the most visited move;
+4. :func:`gojax.step` plays it; a game that ends (two passes, or the move
+   cap) gets its outcome ``z`` written into the rows of all its positions -
+   +1 for the positions where the eventual winner was to move, -1 for the
+   others, 0 for a draw (a whole-number komi) - and those rows become ready
+   (:func:`gojax.alphazero.replay_finish`). The slot then starts a new game
+   on the empty board (**auto-reset**), so all ``B`` slots always play.
+
+**Outcomes.** A game ends after two consecutive passes and is scored by
+Tromp-Taylor area minus komi (:func:`gojax.winner`). A game stopped by the
+**move cap** (``config.max_moves``, ``2 * N * N`` by default) is scored the
+same way, by area, as it stands: it is a training example like any other
+(``SelfPlayStats.truncated`` counts them). **Resignation is disabled**: every
+game is played out, so no game gets a wrong label from a premature
+resignation (AlphaGo Zero resigned below a value threshold and kept 10% of
+games without resignation to check the false-positive rate; at the small
+board sizes this module targets, playing out costs little).
+
+Games that are still running when ``T`` moves have been played continue in the
+next call (their state is part of :class:`SelfPlayState`); their rows stay
+not ready until they end. The replay buffer must hold at least ``B`` times the
+move cap rows (:func:`gojax.alphazero.check_capacity`).
+
+Shapes: ``B`` games, ``L`` = move cap, ``N`` side, ``A = N * N + 1``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+
+from gojax._rules import init, step
+from gojax._scoring import score
+from gojax._types import GoConfig, GoState
+from gojax.alphazero._observe import Observation, basic_planes
+from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
+from gojax.alphazero._search import search
+from gojax.players._common import result_for
+
+__all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
+
+_ALGORITHMS = ("gumbel", "puct")
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfPlaySettings:
+    """How self-play searches and chooses its moves (frozen, hashable: close over it).
+
+    Attributes:
+      num_simulations: search simulations per move.
+      algorithm: ``"gumbel"`` (Gumbel MuZero) or ``"puct"`` (AlphaZero).
+      explore_moves: the first this many moves of each game are sampled from
+        the search policy; later moves are the search's choice.
+      max_num_considered_actions: Gumbel: root moves considered.
+      gumbel_scale: Gumbel: scale of the root noise.
+      dirichlet_fraction, dirichlet_alpha: PUCT: root Dirichlet noise.
+      observe: the network's observation ``(config, state) -> [N, N, C]``.
+    """
+
+    num_simulations: int = 16
+    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    explore_moves: int = 8
+    max_num_considered_actions: int = 16
+    gumbel_scale: float = 1.0
+    dirichlet_fraction: float = 0.25
+    dirichlet_alpha: float = 0.3
+    observe: Observation = basic_planes
+
+    def __post_init__(self):
+        if self.algorithm not in _ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {self.algorithm!r}")
+        if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, int):
+            raise ValueError(f"num_simulations must be an int, got {self.num_simulations!r}")
+        if self.num_simulations < 1:
+            raise ValueError(f"num_simulations must be >= 1, got {self.num_simulations}")
+        if (
+            isinstance(self.explore_moves, bool)
+            or not isinstance(self.explore_moves, int)
+            or self.explore_moves < 0
+        ):
+            raise ValueError(f"explore_moves must be an int >= 0, got {self.explore_moves!r}")
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class SelfPlayState:
+    """``B`` running self-play games (checkpoint it: a resumed run continues them).
+
+    Attributes:
+      games: :class:`gojax.GoState` with a leading ``[B]`` axis, never finished
+        (a finished game is replaced by a new one at once).
+      rows: ``int32[B, L]`` replay rows of each game's positions so far.
+      moves: ``int16[B, L]`` each game's moves so far, ``-1`` after.
+      last_moves: ``int16[B, L]`` the moves of the last game finished in each
+        slot (``-1`` padded; all ``-1`` before the first), for SGF samples.
+      last_result: ``float32[B]`` that game's result for black (+1, -1, 0).
+      last_score: ``float32[B]`` its Tromp-Taylor score, black - white - komi.
+      last_truncated: ``bool[B]`` whether it was stopped by the move cap.
+    """
+
+    games: GoState
+    rows: jax.Array
+    moves: jax.Array
+    last_moves: jax.Array
+    last_result: jax.Array
+    last_score: jax.Array
+    last_truncated: jax.Array
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class SelfPlayStats:
+    """Counts over one :func:`selfplay` call (``int32[]`` each).
+
+    Attributes:
+      moves: positions searched and written (``B * T``).
+      games: games finished.
+      black_wins, white_wins, draws: their results.
+      truncated: finished games stopped by the move cap (scored by area).
+      length: total moves of the finished games.
+    """
+
+    moves: jax.Array
+    games: jax.Array
+    black_wins: jax.Array
+    white_wins: jax.Array
+    draws: jax.Array
+    truncated: jax.Array
+    length: jax.Array
+
+
+def _fresh_games(config: GoConfig, batch: int) -> GoState:
+    return jax.vmap(lambda _: init(config))(jnp.arange(batch))
+
+
+def selfplay_init(config: GoConfig, batch_size: int) -> SelfPlayState:
+    """``B = batch_size`` new games on the empty board.
+
+    Raises:
+      ValueError: if ``batch_size`` is not a positive int.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    cap = config.move_cap
+    return SelfPlayState(
+        games=_fresh_games(config, batch_size),
+        rows=jnp.zeros((batch_size, cap), jnp.int32),
+        moves=jnp.full((batch_size, cap), -1, jnp.int16),
+        last_moves=jnp.full((batch_size, cap), -1, jnp.int16),
+        last_result=jnp.zeros((batch_size,), jnp.float32),
+        last_score=jnp.zeros((batch_size,), jnp.float32),
+        last_truncated=jnp.zeros((batch_size,), bool),
+    )
+
+
+def _choose(settings: SelfPlaySettings, games: GoState, output: Any, key: jax.Array) -> jax.Array:
+    """``int32[B]``: sampled from the search policy while exploring, else the search's choice."""
+    weights = output.action_weights
+    sampled = jax.random.categorical(key, jnp.log(jnp.maximum(weights, 0.0)), axis=-1)
+    late = output.action if settings.algorithm == "gumbel" else jnp.argmax(weights, axis=-1)
+    explore = games.move_number < settings.explore_moves
+    return jnp.where(explore, sampled, late).astype(jnp.int32)
+
+
+def _one_move(config, settings, graphdef, variables, constrain, carry, key):
+    actor, buffer = carry
+    games = actor.games
+    search_key, choice_key = jax.random.split(key)
+    output = search(
+        config,
+        graphdef,
+        variables,
+        games,
+        search_key,
+        num_simulations=settings.num_simulations,
+        algorithm=settings.algorithm,
+        observe=settings.observe,
+        max_num_considered_actions=settings.max_num_considered_actions,
+        gumbel_scale=settings.gumbel_scale,
+        dirichlet_fraction=settings.dirichlet_fraction,
+        dirichlet_alpha=settings.dirichlet_alpha,
+    )
+    action = constrain(_choose(settings, games, output, choice_key))
+    planes = jax.vmap(functools.partial(settings.observe, config))(games)
+    buffer, new_rows = replay_write(buffer, planes, output.action_weights)
+
+    batch, cap = actor.rows.shape
+    slot = jnp.arange(batch)
+    ply = games.move_number.astype(jnp.int32)
+    rows = actor.rows.at[slot, ply].set(new_rows)
+    moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
+    after = jax.vmap(functools.partial(step, config))(games, action)
+    ended = after.done
+
+    # z of the position at ply j: the result for the colour to move there (black at even plies).
+    black_result = jax.vmap(functools.partial(result_for, config))(after, jnp.zeros((batch,), jnp.int32))
+    plies = jnp.arange(cap)
+    sign = jnp.where(plies % 2 == 0, 1.0, -1.0)
+    written = plies[None, :] <= ply[:, None]
+    finish = ended[:, None] & written
+    buffer = replay_finish(buffer, rows, black_result[:, None] * sign[None, :], finish)
+
+    fresh = _fresh_games(config, batch)
+    games = jax.tree.map(
+        lambda new, old: jnp.where(ended.reshape((batch,) + (1,) * (old.ndim - 1)), new, old), fresh, after
+    )
+    actor = SelfPlayState(
+        games=games,
+        rows=rows,
+        moves=jnp.where(ended[:, None], jnp.int16(-1), moves),
+        last_moves=jnp.where(ended[:, None], jnp.where(written, moves, jnp.int16(-1)), actor.last_moves),
+        last_result=jnp.where(ended, black_result, actor.last_result),
+        last_score=jnp.where(ended, jax.vmap(functools.partial(score, config))(after), actor.last_score),
+        last_truncated=jnp.where(ended, after.truncated, actor.last_truncated),
+    )
+    count = jnp.sum
+    stats = SelfPlayStats(
+        moves=jnp.int32(batch),
+        games=count(ended.astype(jnp.int32)),
+        black_wins=count((ended & (black_result > 0)).astype(jnp.int32)),
+        white_wins=count((ended & (black_result < 0)).astype(jnp.int32)),
+        draws=count((ended & (black_result == 0)).astype(jnp.int32)),
+        truncated=count((ended & after.truncated).astype(jnp.int32)),
+        length=count(jnp.where(ended, ply + 1, 0)),
+    )
+    return (actor, buffer), stats
+
+
+def selfplay(
+    config: GoConfig,
+    settings: SelfPlaySettings,
+    graphdef: Any,
+    variables: Any,
+    actor: SelfPlayState,
+    buffer: ReplayBuffer,
+    key: jax.Array,
+    num_moves: int,
+    batch_constraint: Any = None,
+) -> tuple[SelfPlayState, ReplayBuffer, SelfPlayStats]:
+    """Plays ``T = num_moves`` moves in each of the ``B`` games (see the module docstring).
+
+    Pure; jit it with ``config``, ``settings``, ``graphdef`` and ``num_moves``
+    static (donate ``actor`` and ``buffer`` to update them in place).
+
+    Args:
+      config: the rules (its move cap is ``L``).
+      settings: search and exploration settings.
+      graphdef, variables: the network (:func:`gojax.alphazero.split`),
+        evaluated in eval mode.
+      actor: the running games (:func:`selfplay_init`).
+      buffer: the replay buffer, at least ``B * L`` rows
+        (:func:`gojax.alphazero.check_capacity`).
+      key: PRNG key.
+      num_moves: ``T``, moves per game in this call (static).
+      batch_constraint: optional function applied to the ``[B]`` actions to
+        keep them split over devices (:func:`gojax.alphazero.constrain_batch`).
+
+    Returns:
+      ``(actor, buffer, stats)``: the games after ``T`` moves, the buffer
+      with ``B * T`` new rows (ready once their game has ended), and
+      :class:`SelfPlayStats` summed over the ``T`` moves.
+    """
+    constrain = batch_constraint if batch_constraint is not None else (lambda x: x)
+    move = functools.partial(_one_move, config, settings, graphdef, variables, constrain)
+    (actor, buffer), stats = jax.lax.scan(move, (actor, buffer), jax.random.split(key, num_moves))
+    return actor, buffer, jax.tree.map(jnp.sum, stats)

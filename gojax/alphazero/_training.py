@@ -1,0 +1,330 @@
+"""Training the policy-value network on replay examples: loss, optimizer, augmentation, one step.
+
+The loss of AlphaGo Zero (Silver et al. 2017, Methods, equation 1) on a batch
+of ``B`` examples ``(planes, pi, z)``::
+
+    loss = mean_b [ -sum_a pi_b[a] log softmax(logits_b)[a] ]      policy cross-entropy
+         + value_weight * mean_b [ (v_b - z_b)^2 ]                   value mean squared error
+         + weight decay                                              (decoupled, in the optimizer)
+
+where ``pi`` is the search policy (visit counts or Gumbel MuZero's improved
+policy) and ``z`` the game's outcome for the player to move. The weight decay
+is AdamW's decoupled decay (or SGD's, added to the gradient) on the
+convolution and dense **kernels** only - not on biases nor BatchNorm scales,
+the usual choice. BatchNorm uses the training batch's statistics and updates
+its running averages (``apply(..., train=True)``); under data parallelism the
+batch statistics are those of the whole global batch (XLA all-reduces them),
+so the result does not depend on the device count.
+
+**Augmentation.** Each example is replaced by one of its 8 board symmetries
+drawn at random (:func:`augment_batch`, :func:`gojax.symmetry.augment`): the
+planes and the policy target move together and the pass entry stays put.
+
+:func:`train_step` is a pure function (no ``jax.jit`` inside): jit it with the
+optimizer and the graph definition closed over (``functools.partial``).
+
+Shapes: ``B`` batch, ``N`` side, ``C`` channels, ``A = N * N + 1`` actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from gojax import symmetry
+from gojax.alphazero._network import apply
+from gojax.alphazero._replay import ReplayBuffer, replay_sample
+
+__all__ = [
+    "OptimizerConfig",
+    "TrainMetrics",
+    "augment_batch",
+    "loss_fn",
+    "make_optimizer",
+    "sample_and_train",
+    "train_step",
+]
+
+_OPTIMIZERS = ("adamw", "sgd")
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizerConfig:
+    """The optimizer and its learning-rate schedule (frozen; saved in the run's metadata).
+
+    Attributes:
+      kind: ``"adamw"`` (default) or ``"sgd"`` (with Nesterov momentum, the
+        AlphaGo Zero choice for long runs).
+      learning_rate: peak learning rate.
+      weight_decay: decoupled weight decay on kernels (AdamW); for SGD it is
+        added to the gradient (L2), as AlphaGo Zero's ``c ||theta||^2``.
+      momentum: SGD momentum (ignored by AdamW).
+      warmup_steps: linear warm-up from 0 to ``learning_rate``.
+      decay_steps: if set, cosine decay to ``final_fraction * learning_rate``
+        at this step (use it for a run of known length); ``None`` keeps the
+        rate constant after the warm-up (a run limited by wall time).
+      final_fraction: the end of the cosine decay, as a fraction of the peak.
+      clip_norm: global gradient-norm clipping (``None``: none).
+    """
+
+    kind: str = "adamw"
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    momentum: float = 0.9
+    warmup_steps: int = 100
+    decay_steps: int | None = None
+    final_fraction: float = 0.1
+    clip_norm: float | None = 1.0
+
+    def __post_init__(self):
+        if self.kind not in _OPTIMIZERS:
+            raise ValueError(f"optimizer kind must be one of {_OPTIMIZERS}, got {self.kind!r}")
+        if not float(self.learning_rate) > 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        if float(self.weight_decay) < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must be >= 0, got {self.warmup_steps!r}")
+        if self.decay_steps is not None and self.decay_steps <= self.warmup_steps:
+            raise ValueError(f"decay_steps must be > warmup_steps, got {self.decay_steps!r}")
+
+
+def _schedule(config: OptimizerConfig) -> optax.Schedule:
+    peak = float(config.learning_rate)
+    if config.decay_steps is not None:
+        return optax.warmup_cosine_decay_schedule(
+            0.0, peak, max(config.warmup_steps, 1), config.decay_steps, peak * config.final_fraction
+        )
+    if config.warmup_steps == 0:
+        return optax.constant_schedule(peak)
+    return optax.join_schedules(
+        [optax.linear_schedule(0.0, peak, config.warmup_steps), optax.constant_schedule(peak)],
+        [config.warmup_steps],
+    )
+
+
+def _kernel_mask(params: Any) -> Any:
+    """``True`` for the arrays that get weight decay: kernels (rank >= 2), not biases nor scales."""
+    return jax.tree.map(lambda p: jnp.ndim(p) >= 2, params)
+
+
+def make_optimizer(config: OptimizerConfig) -> optax.GradientTransformation:
+    """The optax optimizer of ``config``: clipping, then AdamW or SGD with momentum and L2.
+
+    Its learning rate at step ``t`` is ``_schedule(config)(t)``; optax keeps the
+    step count in the optimizer state, so a restored state resumes the schedule.
+    """
+    schedule = _schedule(config)
+    parts = []
+    if config.clip_norm is not None:
+        parts.append(optax.clip_by_global_norm(float(config.clip_norm)))
+    if config.kind == "adamw":
+        parts.append(optax.adamw(schedule, weight_decay=float(config.weight_decay), mask=_kernel_mask))
+    else:
+        if config.weight_decay:
+            parts.append(optax.add_decayed_weights(float(config.weight_decay), mask=_kernel_mask))
+        parts.append(optax.sgd(schedule, momentum=float(config.momentum), nesterov=True))
+    return optax.chain(*parts)
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class TrainMetrics:
+    """Scalars of one training step (``f32[]`` each; the mean over the batch).
+
+    Attributes:
+      loss: total loss without the weight decay.
+      policy_loss: cross-entropy of the policy head against the search policy.
+      value_loss: squared error of the value head against ``z``.
+      policy_entropy: entropy of the targets (``policy_loss - entropy`` is the KL).
+      value_accuracy: fraction of decided games (``z != 0``) whose sign the value head gets right.
+      grad_norm: global norm of the gradient (before clipping).
+    """
+
+    loss: jax.Array
+    policy_loss: jax.Array
+    value_loss: jax.Array
+    policy_entropy: jax.Array
+    value_accuracy: jax.Array
+    grad_norm: jax.Array
+
+
+def augment_batch(key: jax.Array, planes: jax.Array, policy: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """One random board symmetry per example (:func:`gojax.symmetry.augment`).
+
+    Args:
+      key: PRNG key.
+      planes: ``[B, N, N, C]``.
+      policy: ``f32[B, A]`` (pass, the last entry, stays in place).
+
+    Returns:
+      ``(planes [B, N, N, C], policy f32[B, A])``, example ``b`` moved by the same
+      symmetry in both.
+    """
+    keys = jax.random.split(key, planes.shape[0])
+    moved_planes, moved_policy, _ = jax.vmap(symmetry.augment)(keys, planes, policy)
+    return moved_planes, moved_policy
+
+
+def loss_fn(
+    variables: dict[str, Any],
+    graphdef: Any,
+    planes: jax.Array,
+    policy: jax.Array,
+    z: jax.Array,
+    value_weight: float = 1.0,
+) -> tuple[jax.Array, tuple[Any, TrainMetrics]]:
+    """The AlphaZero loss (module docstring) of the network in training mode.
+
+    Differentiate it with respect to the whole ``variables`` and keep the
+    gradient of ``variables["params"]`` (the BatchNorm statistics get a
+    gradient too, unused): NNX's BatchNorm refuses to update statistics that
+    belong to an outer trace, which they do when only the params are traced.
+
+    Args:
+      variables: ``{"params", "batch_stats"}`` (:func:`gojax.alphazero.split`).
+      graphdef: from :func:`gojax.alphazero.split`.
+      planes: ``f32[B, N, N, C]``.
+      policy: ``f32[B, A]`` target distributions.
+      z: ``f32[B]`` outcomes for the player to move.
+      value_weight: weight of the value loss.
+
+    Returns:
+      ``(loss f32[], (new_batch_stats, metrics))``.
+    """
+    logits, value, new_variables = apply(graphdef, variables, planes, train=True)
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    policy_loss = -jnp.mean(jnp.sum(policy * log_probs, axis=-1))
+    value_loss = jnp.mean(jnp.square(value - z))
+    safe = jnp.where(policy > 0, policy, 1.0)
+    entropy = -jnp.mean(jnp.sum(policy * jnp.log(safe), axis=-1))
+    decided = z != 0
+    right = jnp.sum(jnp.where(decided, (jnp.sign(value) == jnp.sign(z)).astype(jnp.float32), 0.0))
+    accuracy = right / jnp.maximum(jnp.sum(decided.astype(jnp.float32)), 1.0)
+    loss = policy_loss + value_weight * value_loss
+    metrics = TrainMetrics(
+        loss=loss,
+        policy_loss=policy_loss,
+        value_loss=value_loss,
+        policy_entropy=entropy,
+        value_accuracy=accuracy,
+        grad_norm=jnp.zeros((), jnp.float32),
+    )
+    return loss, (new_variables["batch_stats"], metrics)
+
+
+def train_step(
+    graphdef: Any,
+    optimizer: optax.GradientTransformation,
+    variables: dict[str, Any],
+    opt_state: Any,
+    batch: tuple[jax.Array, jax.Array, jax.Array],
+    key: jax.Array | None = None,
+    *,
+    value_weight: float = 1.0,
+    batch_constraint: Any = None,
+) -> tuple[dict[str, Any], Any, TrainMetrics]:
+    """One optimizer step on one batch (pure; jit it with ``graphdef`` and ``optimizer`` closed over).
+
+    Args:
+      graphdef: from :func:`gojax.alphazero.split`.
+      optimizer: from :func:`make_optimizer` (``opt_state = optimizer.init(variables["params"])``).
+      variables: ``{"params", "batch_stats"}``.
+      opt_state: the optimizer state.
+      batch: ``(planes f32[B, N, N, C], policy f32[B, A], z f32[B])``.
+      key: if given, one random symmetry per example (:func:`augment_batch`); ``None``: no augmentation.
+      value_weight: weight of the value loss.
+      batch_constraint: optional function applied to the batch after
+        augmentation (e.g. :func:`gojax.alphazero.constrain_batch` bound to a
+        mesh, to split it over devices).
+
+    Returns:
+      ``(variables, opt_state, metrics)`` after the update.
+    """
+    planes, policy, z = batch
+    if key is not None:
+        planes, policy = augment_batch(key, planes, policy)
+    if batch_constraint is not None:
+        planes, policy, z = batch_constraint((planes, policy, z))
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+    (_, (batch_stats, metrics)), grads = grad_fn(variables, graphdef, planes, policy, z, value_weight)
+    grads = grads["params"]
+    updates, opt_state = optimizer.update(grads, opt_state, variables["params"])
+    params = optax.apply_updates(variables["params"], updates)
+    metrics = dataclasses.replace(metrics, grad_norm=optax.tree.norm(grads))
+    return {"params": params, "batch_stats": batch_stats}, opt_state, metrics
+
+
+def sample_and_train(
+    graphdef: Any,
+    optimizer: optax.GradientTransformation,
+    variables: dict[str, Any],
+    opt_state: Any,
+    buffer: ReplayBuffer,
+    key: jax.Array,
+    batch_size: int,
+    num_steps: int,
+    *,
+    augment: bool = True,
+    value_weight: float = 1.0,
+    batch_constraint: Any = None,
+    unroll: bool | int = True,
+) -> tuple[dict[str, Any], Any, TrainMetrics]:
+    """``num_steps`` training steps on batches drawn from the replay buffer, in one ``lax.scan``.
+
+    The scan is **unrolled** by default: on XLA:CPU (JAX 0.10) the gradient of
+    a convolution inside a loop body runs about 20 times slower than the same
+    code outside a loop (measured: 2.5 s instead of 0.11 s per step of a
+    3-block, 32-channel network on a batch of 256 7x7 positions; a
+    ``lax.scan`` of length 1 is as slow), while the forward pass is not
+    affected. Keep ``num_steps`` small (the training loop calls this with
+    ``num_steps=1`` repeatedly) or pass ``unroll=1`` on accelerators to
+    compile a rolled loop.
+
+    Args:
+      graphdef, optimizer, variables, opt_state: as :func:`train_step`.
+      buffer: the replay buffer (at least one ready row).
+      key: PRNG key (sampling and augmentation).
+      batch_size: examples per step (static).
+      num_steps: steps (static).
+      augment: one random symmetry per example.
+      value_weight: weight of the value loss.
+      batch_constraint: as :func:`train_step`.
+      unroll: ``True``: the steps are traced one after the other (no XLA
+        loop; compile time grows with ``num_steps``); otherwise ``lax.scan``
+        with this ``unroll``.
+
+    Returns:
+      ``(variables, opt_state, metrics)``; ``metrics`` holds the mean over the steps.
+    """
+
+    def one(carry, step_key):
+        variables, opt_state = carry
+        sample_key, augment_key = jax.random.split(step_key)
+        planes, policy, z, _ = replay_sample(buffer, sample_key, batch_size)
+        variables, opt_state, metrics = train_step(
+            graphdef,
+            optimizer,
+            variables,
+            opt_state,
+            (planes, policy, z),
+            augment_key if augment else None,
+            value_weight=value_weight,
+            batch_constraint=batch_constraint,
+        )
+        return (variables, opt_state), metrics
+
+    carry, history = (variables, opt_state), []
+    if unroll is True:  # a Python loop: no XLA loop at all
+        for step_key in jax.random.split(key, num_steps):
+            carry, metrics = one(carry, step_key)
+            history.append(metrics)
+        metrics = jax.tree.map(lambda *xs: jnp.stack(xs), *history)
+    else:
+        carry, metrics = jax.lax.scan(one, carry, jax.random.split(key, num_steps), unroll=unroll)
+    variables, opt_state = carry
+    return variables, opt_state, jax.tree.map(jnp.mean, metrics)
