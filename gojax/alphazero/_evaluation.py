@@ -31,7 +31,7 @@ import numpy as np
 from gojax._types import GoConfig
 from gojax.alphazero._player import AlphaZeroPlayer
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
-from gojax.players.match import MatchResult, elo_difference, play_games, wilson_interval
+from gojax.players.match import MatchResult, play_games, summarize_results
 
 __all__ = [
     "Evaluator",
@@ -60,43 +60,6 @@ def summarize_games(records: Any) -> MatchResult:
         np.asarray(records.length),
         np.asarray(records.final.terminated),
         np.asarray(records.moves),
-    )
-
-
-def summarize_results(result, a_is_black, length, terminated, moves=None) -> MatchResult:
-    """A :class:`gojax.players.MatchResult` from per-game arrays.
-
-    Args:
-      result: ``float[G]`` +1 A won, -1 A lost, 0 draw.
-      a_is_black: ``bool[G]``.
-      length: ``int[G]`` moves per game.
-      terminated: ``bool[G]``: ended by two passes (else scored by area at the move cap).
-      moves: optional ``int16[G, L]`` move lists.
-    """
-    result, a_is_black = np.asarray(result, np.float32), np.asarray(a_is_black, bool)
-    length, terminated = np.asarray(length), np.asarray(terminated, bool)
-    games = int(result.shape[0])
-    wins, losses = int(np.sum(result > 0)), int(np.sum(result < 0))
-    draws = games - wins - losses
-    score = (wins + 0.5 * draws) / games
-    lo, hi = wilson_interval(wins + 0.5 * draws, games)
-    return MatchResult(
-        num_games=games,
-        wins=wins,
-        losses=losses,
-        draws=draws,
-        score=score,
-        score_interval=(lo, hi),
-        elo=elo_difference(score),
-        elo_interval=(elo_difference(lo), elo_difference(hi)),
-        wins_as_black=int(np.sum((result > 0) & a_is_black)),
-        wins_as_white=int(np.sum((result > 0) & ~a_is_black)),
-        adjudicated=int(np.sum(~terminated)),
-        mean_length=float(np.mean(length)),
-        a_is_black=a_is_black,
-        result=result,
-        length=length,
-        moves=moves,
     )
 
 

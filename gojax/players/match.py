@@ -46,7 +46,15 @@ from gojax._rules import init, step
 from gojax._types import GoConfig, GoState
 from gojax.players._common import Player, result_for
 
-__all__ = ["GameRecords", "MatchResult", "elo_difference", "play_games", "play_match", "wilson_interval"]
+__all__ = [
+    "GameRecords",
+    "MatchResult",
+    "elo_difference",
+    "play_games",
+    "play_match",
+    "summarize_results",
+    "wilson_interval",
+]
 
 
 @jax.tree_util.register_dataclass
@@ -264,14 +272,35 @@ def play_match(
     def gather(name):
         return np.concatenate([np.asarray(getattr(p, name)) for p in parts])
 
-    result, a_is_black, length = gather("result"), gather("a_is_black"), gather("length")
     terminated = np.concatenate([np.asarray(p.final.terminated) for p in parts])
+    return summarize_results(
+        gather("result"),
+        gather("a_is_black"),
+        gather("length"),
+        terminated,
+        gather("moves") if return_moves else None,
+    )
+
+
+def summarize_results(result, a_is_black, length, terminated, moves=None) -> MatchResult:
+    """A :class:`gojax.players.MatchResult` from per-game arrays.
+
+    Args:
+      result: ``float[G]`` +1 A won, -1 A lost, 0 draw.
+      a_is_black: ``bool[G]``.
+      length: ``int[G]`` moves per game.
+      terminated: ``bool[G]``: ended by two passes (else scored by area at the move cap).
+      moves: optional ``int16[G, L]`` move lists.
+    """
+    result, a_is_black = np.asarray(result, np.float32), np.asarray(a_is_black, bool)
+    length, terminated = np.asarray(length), np.asarray(terminated, bool)
+    games = int(result.shape[0])
     wins, losses = int(np.sum(result > 0)), int(np.sum(result < 0))
-    draws = num_games - wins - losses
-    score = (wins + 0.5 * draws) / num_games
-    lo, hi = wilson_interval(wins + 0.5 * draws, num_games)
+    draws = games - wins - losses
+    score = (wins + 0.5 * draws) / games
+    lo, hi = wilson_interval(wins + 0.5 * draws, games)
     return MatchResult(
-        num_games=num_games,
+        num_games=games,
         wins=wins,
         losses=losses,
         draws=draws,
@@ -286,5 +315,5 @@ def play_match(
         a_is_black=a_is_black,
         result=result,
         length=length,
-        moves=gather("moves") if return_moves else None,
+        moves=moves,
     )
