@@ -136,7 +136,12 @@ def make_recurrent_fn(config: GoConfig, graphdef: nnx.GraphDef, observe: Observa
         del rng_key
         children = jax.vmap(functools.partial(step, config))(parents, action)
         ends = children.done & ~parents.done
-        result = jax.vmap(functools.partial(result_for, config))(children, parents.turn)
+        # Score only the games that just ended: the others' boards are cleared,
+        # so the Tromp-Taylor flood fill has nothing to do at most nodes.
+        scored = children.replace(
+            stones=jnp.where(ends[:, None, None], children.stones, jnp.zeros_like(children.stones))
+        )
+        result = jax.vmap(functools.partial(result_for, config))(scored, parents.turn)
         reward = jnp.where(ends, result, 0.0).astype(jnp.float32)
         discount = jnp.where(children.done, 0.0, -1.0).astype(jnp.float32)
         logits, value = _evaluate(config, graphdef, variables, children, observe)
