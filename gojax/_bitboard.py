@@ -1,13 +1,27 @@
-"""Bit-packed boards: one ``uint32`` word per row, bit ``k`` for column ``k``.
+"""Bit-packed boards: the ``P`` points as one bit string in ``W = ceil(P / 32)``
+``uint32`` words; point ``p = row * N + col`` is bit ``p % 32`` of word
+``p // 32``.
 
-Every function works on arrays whose last axis is the ``N`` rows of a board,
+A point's index *is* its bit's position, so the lowest set bit of a set is
+its first point, and the four neighbours of every point are four shifts of
+the whole string: by one bit (masked so a row does not wrap into the next)
+and by ``N`` bits (rows above and below). Packing rows end to end, instead of
+one word per row, puts a 9x9 board in 3 words instead of 9 and a 19x19 board
+in 12 instead of 19, so every word operation touches fewer elements.
+
+Every function works on arrays whose last axis is the ``W`` words of a board,
 with any leading axes (several boards processed together, e.g. the four
 chains next to a move). Flood fill is iterated dilation inside a
 ``lax.while_loop`` that runs until nothing changes, so a chain of any shape and
 length - a 19x19 spiral included - is filled exactly.
+
+The ``*_np`` functions are the host-side (NumPy) views for tools that read
+states outside ``jit``: diagrams, SGF, GTP, the invariant checker.
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -17,36 +31,140 @@ from gojax import _zobrist
 
 __all__ = [
     "any_set",
+    "board_mask",
+    "board_np",
     "count",
     "dilate",
     "flood_fill",
     "from_grid",
+    "from_grid_np",
+    "index_planes",
     "key_sum",
     "lowest_point",
     "neighbours",
+    "num_words",
     "point_bits",
-    "row_mask",
+    "scoped",
+    "shift",
     "to_grid",
+    "to_grid_np",
+    "to_points",
 ]
 
+WORD_BITS = 32
 
 # Dilations per loop round: fewer rounds (and convergence tests) at the cost
 # of a few dilations past the fixed point.
 _ROUNDS = 2
 
 
-def row_mask(size: int) -> np.uint32:
-    """The ``N`` low bits set: a full row."""
-    return np.uint32((1 << size) - 1)
+def scoped(function):
+    """Decorator: the function's operations carry its name in a profile
+    (``jax.named_scope``; metadata only, no effect on the computation)."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with jax.named_scope(function.__name__):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def num_words(size: int) -> int:
+    """``W``: words of one bitboard, ``ceil(N * N / 32)``."""
+    return -(-size * size // WORD_BITS)
+
+
+def from_grid_np(grid: np.ndarray, size: int) -> np.ndarray:
+    """Host-side: ``uint32[..., W]`` from a boolean (or 0/1) ``[..., N, N]`` grid."""
+    grid = np.asarray(grid).astype(bool)
+    lead = grid.shape[:-2]
+    words = num_words(size)
+    flat = np.zeros((*lead, words * WORD_BITS), np.uint64)
+    flat[..., : size * size] = grid.reshape((*lead, size * size))
+    weights = np.uint64(1) << np.arange(WORD_BITS, dtype=np.uint64)
+    return (flat.reshape((*lead, words, WORD_BITS)) * weights).sum(-1).astype(np.uint32)
+
+
+def to_grid_np(x: np.ndarray, size: int) -> np.ndarray:
+    """Host-side: ``bool[..., N, N]`` view of ``uint32[..., W]``."""
+    x = np.asarray(x).astype(np.uint32)
+    bits = (x[..., :, None] >> np.arange(WORD_BITS, dtype=np.uint32)) & 1
+    flat = bits.reshape((*x.shape[:-1], -1))[..., : size * size]
+    return flat.reshape((*x.shape[:-1], size, size)).astype(bool)
+
+
+def board_np(stones: np.ndarray, size: int) -> np.ndarray:
+    """Host-side: ``int8[..., N, N]`` board (0 empty, 1 black, 2 white) from
+    ``uint32[..., 2, W]`` stones, black then white."""
+    grid = to_grid_np(stones, size)
+    return (grid[..., 0, :, :].astype(np.int8) + 2 * grid[..., 1, :, :].astype(np.int8)).astype(np.int8)
+
+
+@functools.cache
+def _masks(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(board, has_left, has_right)``, each ``uint32[W]``: every point, the
+    points not in the first column, the points not in the last column."""
+    cols = np.arange(size * size) % size
+    on = np.ones(size * size, bool)
+    board, has_left, has_right = (
+        from_grid_np(points.reshape(size, size), size) for points in (on, cols > 0, cols < size - 1)
+    )
+    for mask in (board, has_left, has_right):
+        mask.setflags(write=False)
+    return board, has_left, has_right
+
+
+def board_mask(size: int) -> np.ndarray:
+    """``uint32[W]``: every point of the board set (the bits past ``P`` clear)."""
+    return _masks(size)[0]
+
+
+@functools.cache
+def index_planes(size: int) -> np.ndarray:
+    """``uint32[L, W]`` with ``L = ceil(log2 P)`` (at least 1): plane ``b`` has
+    the points whose index has bit ``b`` set."""
+    levels = max(1, int(np.ceil(np.log2(size * size))))
+    index = np.arange(size * size).reshape(size, size)
+    planes = from_grid_np((index[None] >> np.arange(levels)[:, None, None]) & 1, size)
+    planes.setflags(write=False)
+    return planes
+
+
+def _shift_up(x: jax.Array, bits: int) -> jax.Array:
+    """Bit string moved ``bits`` (1..31) places toward higher indices."""
+    lower = jnp.concatenate([jnp.zeros_like(x[..., :1]), x[..., :-1]], axis=-1)
+    return (x << bits) | (lower >> (WORD_BITS - bits))
+
+
+def _shift_down(x: jax.Array, bits: int) -> jax.Array:
+    """Bit string moved ``bits`` (1..31) places toward lower indices."""
+    higher = jnp.concatenate([x[..., 1:], jnp.zeros_like(x[..., :1])], axis=-1)
+    return (x >> bits) | (higher << (WORD_BITS - bits))
+
+
+def shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
+    """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``;
+    zero where that point is off the board."""
+    board, has_left, has_right = (jnp.asarray(m) for m in _masks(size))
+    offset = rows * size + cols
+    if offset > 0:
+        x = _shift_down(x, offset)
+    elif offset < 0:
+        x = _shift_up(x, -offset)
+    if cols == 1:
+        x = x & has_right
+    elif cols == -1:
+        x = x & has_left
+    return x & board
 
 
 def neighbours(x: jax.Array, size: int) -> jax.Array:
     """Points orthogonally adjacent to a set bit (the set itself excluded unless adjacent)."""
-    horizontal = ((x << 1) | (x >> 1)) & row_mask(size)
-    # One zero row padded on each side, then the rows above and below are plain
-    # slices: XLA fuses this far better than two concatenations.
-    padded = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(1, 1)])
-    return horizontal | padded[..., 2:] | padded[..., :-2]
+    board, has_left, has_right = (jnp.asarray(m) for m in _masks(size))
+    horizontal = (_shift_up(x, 1) & has_left) | (_shift_down(x, 1) & has_right)
+    vertical = _shift_up(x, size) | _shift_down(x, size)
+    return (horizontal | vertical) & board
 
 
 def dilate(x: jax.Array, size: int) -> jax.Array:
@@ -54,6 +172,7 @@ def dilate(x: jax.Array, size: int) -> jax.Array:
     return x | neighbours(x, size)
 
 
+@scoped
 def flood_fill(
     seed: jax.Array,
     mask: jax.Array,
@@ -64,45 +183,41 @@ def flood_fill(
     """The points of ``mask`` connected to ``seed & mask`` inside ``mask``.
 
     Args:
-      seed: ``uint32[..., N]`` starting points.
-      mask: ``uint32[..., N]`` points the fill may enter (broadcast with seed).
+      seed: ``uint32[..., W]`` starting points.
+      mask: ``uint32[..., W]`` points the fill may enter (broadcast with seed).
       size: ``N``.
-      free: optional ``uint32[..., N]`` points (e.g. empty points): a region
-        stops growing once ``enough`` of them are adjacent to it. The result
-        is then only part of the region, but it already has ``enough``
-        liberties - which is all a liberty test needs, and big, free chains
-        stop after a few rounds instead of spanning the board.
+      free: optional ``uint32[..., W]`` points outside ``mask`` (e.g. empty
+        points): a region stops growing once ``enough`` of them are adjacent
+        to it. The result is then only part of the region, but it already has
+        ``enough`` liberties - which is all a liberty test needs, and big,
+        free chains stop after a few rounds instead of spanning the board.
       enough: see ``free``.
 
     Returns:
-      ``uint32[..., N]``: each region, exact unless it reached ``enough``
+      ``uint32[..., W]``: each region, exact unless it reached ``enough``
       points of ``free``.
     """
     shape = jnp.broadcast_shapes(seed.shape, mask.shape)
     mask = jnp.broadcast_to(mask, shape)
 
-    def grow(region):
+    def body(carry):
+        _, current, _ = carry
+        region = current
         for _ in range(_ROUNDS):
-            region = dilate(region, size) & mask
-        return region
-
-    def growing(previous, current):
-        changed = any_set(previous != current)
-        if free is None:
-            return jnp.any(changed)
+            around = neighbours(region, size)
+            grown = (region | around) & mask
+            # The liberty test reads the neighbours the growth computed anyway:
+            # they are those of the region one dilation back, a subset, so a
+            # region stops at most one round late.
+            needs = True if free is None else count(around & free) < enough
+            region, previous = grown, region
         # Growing a region that already has enough liberties is harmless (it
         # stays a part of its chain with enough liberties); only stop when no
         # region anywhere needs to grow.
-        return jnp.any(changed & (count(neighbours(current, size) & free) < enough))
+        return current, region, jnp.any(any_set(previous != region) & needs)
 
-    def body(carry):
-        _, current, _ = carry
-        grown = grow(current)
-        return current, grown, growing(current, grown)
-
-    start = seed & mask
-    first = grow(start)
-    return jax.lax.while_loop(lambda carry: carry[2], body, (start, first, growing(start, first)))[1]
+    start = jnp.broadcast_to(seed & mask, shape)
+    return jax.lax.while_loop(lambda carry: carry[2], body, (start, start, jnp.bool_(True)))[1]
 
 
 def count(x: jax.Array) -> jax.Array:
@@ -116,53 +231,65 @@ def any_set(x: jax.Array) -> jax.Array:
 
 
 def point_bits(action: jax.Array, size: int) -> jax.Array:
-    """``uint32[N]`` with only the bit of ``action`` set (all zero for pass or beyond)."""
-    row = action // size
-    bit = jnp.left_shift(jnp.uint32(1), (action % size).astype(jnp.uint32))
-    return jnp.where(jnp.arange(size) == row, bit, jnp.uint32(0))
+    """``uint32[W]`` with only the bit of point ``action`` set (all zero for
+    pass, negative or anything beyond the board)."""
+    action = jnp.asarray(action, jnp.int32)
+    on_board = (action >= 0) & (action < size * size)
+    word = jnp.right_shift(jnp.maximum(action, 0), 5)
+    bit = jnp.left_shift(jnp.uint32(1), (action & (WORD_BITS - 1)).astype(jnp.uint32))
+    return jnp.where(on_board & (jnp.arange(num_words(size)) == word), bit, jnp.uint32(0))
+
+
+def to_points(x: jax.Array, size: int) -> jax.Array:
+    """``bool[..., P]`` view of ``uint32[..., W]``, point ``row * N + col``."""
+    bits = (x[..., :, None] >> jnp.arange(WORD_BITS, dtype=jnp.uint32)) & 1
+    return bits.reshape((*x.shape[:-1], -1))[..., : size * size].astype(jnp.bool_)
 
 
 def to_grid(x: jax.Array, size: int) -> jax.Array:
-    """``bool[..., N, N]`` view of ``uint32[..., N]`` (``[..., row, col]``)."""
-    cols = jnp.arange(size, dtype=jnp.uint32)
-    return ((x[..., :, None] >> cols) & 1).astype(jnp.bool_)
+    """``bool[..., N, N]`` view of ``uint32[..., W]`` (``[..., row, col]``)."""
+    return to_points(x, size).reshape((*x.shape[:-1], size, size))
 
 
 def from_grid(grid: jax.Array, size: int) -> jax.Array:
-    """``uint32[..., N]`` from a boolean ``[..., N, N]`` grid."""
-    cols = jnp.arange(size, dtype=jnp.uint32)
-    return jnp.sum(grid.astype(jnp.uint32) << cols, axis=-1, dtype=jnp.uint32)
+    """``uint32[..., W]`` from a boolean ``[..., N, N]`` grid."""
+    lead = grid.shape[:-2]
+    words = num_words(size)
+    flat = grid.reshape((*lead, size * size)).astype(jnp.uint32)
+    flat = jnp.pad(flat, [(0, 0)] * len(lead) + [(0, words * WORD_BITS - size * size)])
+    flat = flat.reshape((*lead, words, WORD_BITS)) << jnp.arange(WORD_BITS, dtype=jnp.uint32)
+    return jnp.sum(flat, axis=-1, dtype=jnp.uint32)
 
 
 def lowest_point(x: jax.Array, size: int) -> jax.Array:
-    """Index ``row * N + col`` of the first set point of ``uint32[N]``, or -1 if none."""
+    """Index of the first set point of ``uint32[W]``, or -1 if none."""
+    del size
     nonzero = x != 0
-    row = jnp.argmax(nonzero)
-    word = x[row]
-    col = jax.lax.population_count((word & (~word + jnp.uint32(1))) - jnp.uint32(1))
-    return jnp.where(jnp.any(nonzero), row * size + col.astype(row.dtype), -1)
+    word_index = jnp.argmax(nonzero)
+    word = x[word_index]
+    bit = jax.lax.population_count((word & (~word + jnp.uint32(1))) - jnp.uint32(1))
+    return jnp.where(jnp.any(nonzero), word_index * WORD_BITS + bit.astype(word_index.dtype), -1)
 
 
+@scoped
 def key_sum(x: jax.Array, colour: jax.Array, size: int) -> jax.Array:
     """Zobrist hash of the stones ``x`` of colour index ``colour``.
 
     Sum (mod 2**32, per word) of the keys of the set points, read from the
-    per-row byte tables of :func:`gojax._zobrist.tables`: ``N * ceil(N / 8)``
-    lookups.
+    per-byte tables of :func:`gojax._zobrist.tables`: ``4 * W`` lookups.
 
     Args:
-      x: ``uint32[..., N]`` sets of points.
+      x: ``uint32[..., W]`` sets of points.
       colour: ``int[...]`` colour index of each set (broadcast with ``x[..., 0]``).
       size: ``N``.
 
     Returns:
       ``uint32[..., 2]``.
     """
-    table = jnp.asarray(_zobrist.tables(size).row_sums)  # [2, N, C, 256, 2]
-    chunks = table.shape[2]
-    shifts = (8 * jnp.arange(chunks, dtype=jnp.uint32))[None, :]
-    values = ((x[..., :, None] >> shifts) & 255).astype(jnp.int32)  # [..., N, C]
+    table = jnp.asarray(_zobrist.tables(size).byte_sums)  # [2, W, 4, 256, 2]
+    shifts = (8 * jnp.arange(4, dtype=jnp.uint32))[None, :]
+    values = ((x[..., :, None] >> shifts) & 255).astype(jnp.int32)  # [..., W, 4]
     colour = jnp.asarray(colour, jnp.int32)[..., None, None]
-    rows = jnp.arange(size)[:, None]
-    parts = table[colour, rows, jnp.arange(chunks)[None, :], values]  # [..., N, C, 2]
+    words = jnp.arange(table.shape[1])[:, None]
+    parts = table[colour, words, jnp.arange(4)[None, :], values]  # [..., W, 4, 2]
     return jnp.sum(parts, axis=(-3, -2), dtype=jnp.uint32)

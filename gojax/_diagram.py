@@ -19,6 +19,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax import _history, _zobrist
 from gojax._coords import COLUMNS
 from gojax._invariants import liberty_planes
@@ -150,12 +151,9 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
         if len(liberties) == 1:
             in_atari[tuple(np.transpose(points))] = True
             liberty[tuple(np.transpose(points))] = liberties[0]
-    weights = np.uint64(1) << np.arange(size, dtype=np.uint64)
 
     def bitboards(planes):
-        return jnp.asarray(
-            np.stack([plane.astype(np.uint64) @ weights for plane in planes]).astype(np.uint32)
-        )
+        return jnp.asarray(bb.from_grid_np(np.stack(planes), size))
 
     turn = to_play - 1
     position = _zobrist.hash_of_board(size, grid)

@@ -41,6 +41,7 @@ def empty(config: GoConfig) -> tuple[jax.Array, jax.Array, jax.Array]:
     )
 
 
+@bb.scoped
 def record(config, history, head, prev, index, situation, count, store=True, link=True):
     """Stores ``situation`` (``uint32[2]``) of a ``count``-stone position as entry ``index``.
 
@@ -77,6 +78,7 @@ def _walk(config, head, prev, counts, visit, carry):
     return jax.lax.while_loop(cond, body, (pointer, carry))[1]
 
 
+@bb.scoped
 def contains(config, history, head, prev, situations, counts):
     """Whether each ``situations[k]`` (``uint32[K, 2]``) of a ``counts[k]``-stone
     position is in the history: ``bool[K]``."""
@@ -87,9 +89,10 @@ def contains(config, history, head, prev, situations, counts):
     return _walk(config, head, prev, counts, visit, jnp.zeros(counts.shape, jnp.bool_))
 
 
+@bb.scoped
 def plain_repeats(config, history, head, prev, base, count, colour):
     """Points where a stone of ``colour`` that captures nothing would recreate a
-    recorded situation: ``uint32[N]`` bitboard.
+    recorded situation: ``uint32[W]`` bitboard.
 
     Such a move makes ``base + key[colour, p]`` with ``count + 1`` stones; an
     entry of that bucket matches iff its difference from ``base`` is a key,
@@ -105,4 +108,4 @@ def plain_repeats(config, history, head, prev, base, count, colour):
         hit = live & (point >= 0) & jnp.all(keys[colour, jnp.maximum(point, 0)] == difference)
         return banned | jnp.where(hit, bb.point_bits(point, config.size), jnp.uint32(0))
 
-    return _walk(config, head, prev, count + 1, visit, jnp.zeros((config.size,), jnp.uint32))
+    return _walk(config, head, prev, count + 1, visit, jnp.zeros((bb.num_words(config.size),), jnp.uint32))

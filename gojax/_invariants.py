@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax import _zobrist
 from gojax._types import GoConfig, GoState
 
@@ -30,9 +31,8 @@ class InvariantError(AssertionError):
 
 
 def _boards(config: GoConfig, stones: np.ndarray) -> np.ndarray:
-    size = config.size
-    bits = (stones[..., None] >> np.arange(size, dtype=np.uint32)) & 1
-    return (bits[:, 0] + 2 * bits[:, 1]).astype(np.int8)
+    grid = bb.to_grid_np(stones, config.size)
+    return (grid[:, 0] + 2 * grid[:, 1].astype(np.int8)).astype(np.int8)
 
 
 def chain_labels(boards: np.ndarray) -> np.ndarray:
@@ -90,7 +90,7 @@ def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, 
 
 
 def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> np.ndarray:
-    """:attr:`GoState.atari_liberty` from scratch: ``uint32[2, L, N]``.
+    """:attr:`GoState.atari_liberty` from scratch: ``uint32[2, L, W]``.
 
     Args:
       config: the rules.
@@ -98,11 +98,10 @@ def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> 
       liberty: ``int[N, N]`` point index of the liberty of each stone's chain
         (read only where ``atari`` is set).
     """
-    size, levels = config.size, config.liberty_label_planes
+    levels = config.liberty_label_planes
     bits = (np.maximum(liberty, 0)[None] >> np.arange(levels)[:, None, None]) & 1  # [L, N, N]
-    weights = np.uint64(1) << np.arange(size, dtype=np.uint64)
-    planes = [(bits * (atari == colour)[None]).astype(np.uint64) @ weights for colour in (1, 2)]
-    return np.stack(planes).astype(np.uint32).reshape(2, levels, size)
+    planes = np.stack([bits * (atari == colour)[None] for colour in (1, 2)])  # [2, L, N, N]
+    return bb.from_grid_np(planes, config.size)
 
 
 def _bucket_problem(history, heads, links, move, count) -> str | None:
@@ -150,7 +149,7 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         for game in np.flatnonzero(mask)[:5]:
             problems.append(f"game {game}: {message}")
 
-    report(np.any(stones >> np.uint32(size), axis=(1, 2)), "bits set beyond the board")
+    report(np.any(stones & ~bb.board_mask(size), axis=(1, 2)), "bits set beyond the board")
     report(np.any(stones[:, 0] & stones[:, 1], axis=1), "a point holds two stones")
     boards = _boards(config, stones)
     labels = chain_labels(boards)

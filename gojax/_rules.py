@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from gojax import _bitboard as bb
 from gojax import _history, _zobrist
@@ -38,15 +37,15 @@ def init(config: GoConfig) -> GoState:
     Returns:
       A :class:`GoState` for one game.
     """
-    size = config.size
+    words = bb.num_words(config.size)
     history, head, prev = _history.empty(config)
     if config.history_length:
         start = _situation_key(config, jnp.int32(0))
         history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), start, jnp.int32(0))
     return GoState(
-        stones=jnp.zeros((2, size), jnp.uint32),
-        atari=jnp.zeros((2, size), jnp.uint32),
-        atari_liberty=jnp.zeros((2, config.liberty_label_planes, size), jnp.uint32),
+        stones=jnp.zeros((2, words), jnp.uint32),
+        atari=jnp.zeros((2, words), jnp.uint32),
+        atari_liberty=jnp.zeros((2, config.liberty_label_planes, words), jnp.uint32),
         turn=jnp.int8(0),
         hash=jnp.zeros((2,), jnp.uint32),
         history=history,
@@ -91,7 +90,7 @@ def _by_colour(colour: jax.Array, own: jax.Array, opponent: jax.Array) -> jax.Ar
 
 
 def _union(sets: jax.Array) -> jax.Array:
-    """Union over the leading axis of ``uint32[K, N]`` sets."""
+    """Union over the leading axis of ``uint32[K, W]`` sets."""
     return jax.lax.reduce(sets, jnp.uint32(0), jax.lax.bitwise_or, (0,))
 
 
@@ -102,6 +101,7 @@ def _situation_key(config: GoConfig, next_colour: jax.Array) -> jax.Array:
     return jnp.asarray(_zobrist.tables(config.size).side)[next_colour]
 
 
+@bb.scoped
 def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     """Plays ``action`` for the player to move.
 
@@ -118,7 +118,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
       passes terminate the game and reaching the move cap truncates it.
     """
     size, num_points = config.size, config.num_points
-    full = bb.row_mask(size)
+    full = jnp.asarray(bb.board_mask(size))
     keys = jnp.asarray(_zobrist.tables(size).points)
 
     action = jnp.asarray(action, jnp.int32)
@@ -132,18 +132,12 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     occupied = bb.any_set((own | opponent) & placed)
     empty_after = full & ~(own | opponent | placed)
 
-    zero_row = jnp.zeros((1,), jnp.uint32)
     sides = jnp.stack(
-        [
-            placed >> 1,
-            (placed << 1) & full,
-            jnp.concatenate([placed[1:], zero_row]),
-            jnp.concatenate([zero_row, placed[:-1]]),
-        ]
+        [bb.shift(placed, rows, cols, size) for rows, cols in ((0, 1), (0, -1), (1, 0), (-1, 0))]
     )
     survivors = opponent & ~opponent_atari
     nothing = jnp.zeros_like(placed)
-    free = jnp.broadcast_to(empty_after, (5, size))
+    free = jnp.broadcast_to(empty_after, (5, *empty_after.shape))
     if config.liberty_label_planes:
         # The chains in atari whose liberty is the move are read off their
         # liberty labels: the opponent's are captured, the mover's join the
@@ -236,7 +230,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
                 jnp.where(own_chain_in_atari, own_chain, jnp.uint32(0))[None],
             ]
         )
-        labelled = _label(config, entering, new_empty)  # [5, L, N]
+        labelled = _label(config, entering, new_empty)  # [5, L, W]
         new_own_labels = (own_labels & own_kept) | labelled[4]
         new_opponent_labels = (opponent_labels & opponent_kept) | _union(labelled[:4])
         atari_liberty = _by_colour(colour, new_own_labels & new_own, new_opponent_labels & new_opponent)
@@ -307,6 +301,7 @@ def resign(config: GoConfig, state: GoState) -> GoState:
     return jax.tree.map(lambda old, new: jnp.where(state.done, old, new), state, resigned)
 
 
+@bb.scoped
 def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     """Legal actions for the player to move: ``bool[A]`` (``A = P + 1``).
 
@@ -323,8 +318,8 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     removes read off the liberty labels of the chains in atari
     (``state.atari_liberty`` up to 13x13; one flood fill on larger boards).
     """
-    size, num_points = config.size, config.num_points
-    full = bb.row_mask(size)
+    size = config.size
+    full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _own_and_opponent(state)
     _, own_atari, opponent_atari = _own_and_opponent(state, state.atari)
 
@@ -360,8 +355,7 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
             count,
         )
         legal = legal & ~banned
-    grid = bb.to_grid(legal, size).reshape(num_points)
-    return jnp.concatenate([grid, jnp.ones((1,), jnp.bool_)])
+    return jnp.concatenate([bb.to_points(legal, size), jnp.ones((1,), jnp.bool_)])
 
 
 def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
@@ -375,14 +369,15 @@ def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
     if not config.liberty_label_planes:
         return state
     size = config.size
-    empty = bb.row_mask(size) & ~(state.stones[0] | state.stones[1])
+    empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
     labels = jnp.stack([_liberty_labels(size, state.atari[colour], empty) for colour in range(2)])
     return state.replace(atari_liberty=labels.astype(jnp.uint32))
 
 
+@bb.scoped
 def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
-    """Each chain of ``uint32[K, N]`` (one liberty each, or empty) on the bit
-    planes of its liberty's index: ``uint32[K, L, N]``."""
+    """Each chain of ``uint32[K, W]`` (one liberty each, or empty) on the bit
+    planes of its liberty's index: ``uint32[K, L, W]``."""
     levels = jnp.arange(config.liberty_label_planes, dtype=jnp.int32)
     liberties = bb.neighbours(chains, config.size) & empty
     liberty = jax.vmap(bb.lowest_point, in_axes=(0, None))(liberties, config.size)
@@ -390,38 +385,32 @@ def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
     return jnp.where(bits[..., None], chains[:, None, :], jnp.uint32(0))
 
 
+@bb.scoped
 def _liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
-    """Bit-sliced liberty of every chain in ``atari``: ``uint32[L, N]``.
+    """Bit-sliced liberty of every chain in ``atari``: ``uint32[L, W]``.
 
     Each chain in atari has one liberty. Plane ``b`` holds the chains whose
     liberty's point index has bit ``b`` set, so the chain captured by a move at
     ``p`` is read off the planes with bit operations (:func:`_captured_by`), and
     one flood fill labels every chain at once.
     """
-    planes = jnp.asarray(_index_bit_planes(size))  # [L, N]
+    planes = jnp.asarray(bb.index_planes(size))  # [L, W]
     return bb.flood_fill(bb.neighbours(empty & planes, size) & atari, atari, size)
 
 
 def _captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.Array:
-    """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, N]``."""
+    """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, W]``."""
     levels = jnp.arange(labels.shape[0], dtype=jnp.int32)
     wanted = ((jnp.maximum(points, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
-    chosen = jnp.where(wanted[..., None], labels, atari & ~labels)  # [K, L, N]
+    chosen = jnp.where(wanted[..., None], labels, atari & ~labels)  # [K, L, W]
     found = jax.lax.reduce(chosen, jnp.uint32(0xFFFFFFFF), jax.lax.bitwise_and, (1,))
     return jnp.where((points >= 0)[:, None], found & atari, jnp.uint32(0))
 
 
-def _index_bit_planes(size: int) -> np.ndarray:
-    """``uint32[L, N]``: plane ``b`` has the points whose index has bit ``b`` set."""
-    levels = max(1, int(np.ceil(np.log2(size * size))))
-    index = np.arange(size * size).reshape(size, size)
-    bits = (index[None] >> np.arange(levels)[:, None, None]) & 1
-    return (bits.astype(np.uint64) << np.arange(size, dtype=np.uint64)).sum(-1).astype(np.uint32)
-
-
+@bb.scoped
 def _special_repeats(config, history, special, colour, own, opponent, suicides, base, count):
     """Points of ``special`` (capturing or suicidal moves) that would recreate a
-    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[N]``.
+    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[W]``.
 
     ``own`` and ``opponent`` are ``(atari, labels)`` pairs: the stones in atari
     and their liberties' bit planes (see :attr:`GoState.atari_liberty`).

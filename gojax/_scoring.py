@@ -24,7 +24,7 @@ def area(config: GoConfig, state: GoState) -> jax.Array:
     """
     size = config.size
     stones = state.stones
-    empty = bb.row_mask(size) & ~(stones[0] | stones[1])
+    empty = jnp.asarray(bb.board_mask(size)) & ~(stones[0] | stones[1])
     reach = bb.flood_fill(bb.neighbours(stones, size), empty[None], size)
     territory = jnp.stack([reach[0] & ~reach[1], reach[1] & ~reach[0]])
     return bb.count(stones) + bb.count(territory)

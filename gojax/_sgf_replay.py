@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax._coords import COLUMNS
 from gojax._diagram import from_board
 from gojax._rules import init, step
@@ -179,10 +180,8 @@ def _runner(config: GoConfig):
 
 
 def _grid(state: GoState, size: int) -> np.ndarray:
-    """``int8[N, N]`` board of a state, from its bitboards (bit ``k`` of word ``r`` is point ``(r, k)``)."""
-    stones = np.asarray(state.stones).astype(np.int64)
-    bits = (stones[:, :, None] >> np.arange(size)) & 1
-    return (bits[0] * BLACK + bits[1] * WHITE).astype(np.int8)
+    """``int8[N, N]`` board of a state, decoded from its bitboards."""
+    return bb.board_np(np.asarray(state.stones), size)
 
 
 def _chain(grid: np.ndarray, row: int, col: int) -> tuple[set, set]:

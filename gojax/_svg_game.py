@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax._coords import COLUMNS
 from gojax._sgf_write import atomic_write
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig
@@ -49,10 +50,8 @@ def _vertex(size: int, action: int) -> str:
 
 
 def _boards_of(stones: np.ndarray, size: int) -> np.ndarray:
-    """``int8[T, N, N]`` from bitboards ``uint32[T, 2, N]``."""
-    words = stones.astype(np.int64)
-    bits = (words[:, :, :, None] >> np.arange(size)) & 1
-    return (bits[:, 0] * BLACK + bits[:, 1] * WHITE).astype(np.int8)
+    """``int8[T, N, N]`` from bitboards ``uint32[T, 2, W]``."""
+    return bb.board_np(stones, size)
 
 
 class GameView:
@@ -428,7 +427,7 @@ def game_view(
 
 def _from_states(config: GoConfig, states, title, start, cell) -> GameView:
     stones = np.asarray(states.stones)
-    if stones.ndim != 3 or stones.shape[1:] != (2, config.size):
+    if stones.ndim != 3 or stones.shape[1:] != (2, bb.num_words(config.size)):
         raise ValueError(
             f"states must be batched [T + 1] GoStates of a {config.size}x{config.size} game; "
             f"got stones of shape {stones.shape}"

@@ -6,6 +6,7 @@ Shape conventions used in every docstring of the package:
 * ``P = N * N`` - number of points; point ``row * N + col`` with row 0 at the
   **top** (SGF order).
 * ``A = P + 1`` - number of actions; action ``P`` is pass.
+* ``W = ceil(P / 32)`` - ``uint32`` words of a bitboard (see ``GoState``).
 * ``H = config.move_cap + 1`` - length of the position-hash history (0 under
   the simple ko rule, which needs no history).
 * ``B`` - a batch dimension added by the user's ``jax.vmap``.
@@ -33,7 +34,7 @@ BLACK = 1
 WHITE = 2
 
 MIN_SIZE = 2
-MAX_SIZE = 25  # GTP's range; a row of the board must fit one uint32 word.
+MAX_SIZE = 25  # GTP's range.
 _KO_RULES = ("simple", "positional", "situational")
 # Largest board whose state keeps the liberties of its chains in atari.
 _MAX_LABELLED_SIZE = 13
@@ -132,16 +133,18 @@ class GoConfig:
 class GoState:
     """One game of Go (add a leading ``B`` to every field under ``jax.vmap``).
 
-    The board is bit-packed: ``stones[c, r]`` has bit ``k`` set when point
-    ``(r, k)`` holds a stone of colour index ``c`` (0 black, 1 white). Use
+    The board is bit-packed: the ``P`` points of a colour are one bit string
+    of ``W = ceil(P / 32)`` words, point ``p = row * N + col`` being bit
+    ``p % 32`` of word ``p // 32``; ``stones[c]`` has the bits of the points
+    holding a stone of colour index ``c`` (0 black, 1 white). Use
     :func:`gojax.board` for an ``int8[N, N]`` view.
 
     Attributes:
-      stones: ``uint32[2, N]`` bitboards, black then white.
-      atari: ``uint32[2, N]`` the stones of each colour whose chain has exactly
+      stones: ``uint32[2, W]`` bitboards, black then white.
+      atari: ``uint32[2, W]`` the stones of each colour whose chain has exactly
         one liberty, kept up to date incrementally by ``step`` (the legal mask
         reads suicides and captures off it).
-      atari_liberty: ``uint32[2, L, N]`` the liberty of every chain in
+      atari_liberty: ``uint32[2, L, W]`` the liberty of every chain in
         ``atari``, bit-sliced: plane ``b`` of colour ``c`` holds the stones of
         ``c``'s chains in atari whose single liberty has a point index with
         bit ``b`` set (``L = config.liberty_label_planes``; ``L = 0`` above

@@ -39,17 +39,17 @@ class ZobristTables(NamedTuple):
       side: ``uint32[2, 2]`` key of the player to move (situational rule).
       inverse: ``int16[2, 2**INDEX_BITS]`` point whose colour-``c`` key has the
         given low bits of word 0, or -1.
-      row_sums: ``uint32[2, N, C, 256, 2]`` with ``C = ceil(N / 8)``: the sum of
-        the keys of the stones a byte of a bitboard row stands for - entry
-        ``[c, r, k, v]`` sums the colour-``c`` keys of the points of row ``r``
-        whose column is ``8 * k + j`` for each set bit ``j`` of ``v``. A set of
-        stones is hashed with ``N * C`` lookups instead of ``P`` selects.
+      byte_sums: ``uint32[2, W, 4, 256, 2]`` (``W`` words of a bitboard): the
+        sum of the keys of the stones a byte of a bitboard word stands for -
+        entry ``[c, w, k, v]`` sums the colour-``c`` keys of the points
+        ``32 * w + 8 * k + j`` for each set bit ``j`` of ``v``. A set of stones
+        is hashed with ``4 * W`` lookups instead of ``P`` selects.
     """
 
     points: np.ndarray
     side: np.ndarray
     inverse: np.ndarray
-    row_sums: np.ndarray
+    byte_sums: np.ndarray
 
 
 @functools.cache
@@ -65,19 +65,19 @@ def tables(size: int) -> ZobristTables:
     inverse = np.full((2, slots), -1, dtype=np.int16)
     for colour in range(2):
         inverse[colour, low[colour]] = np.arange(num_points, dtype=np.int16)
-    row_sums = _row_sums(size, points)
-    for array in (points, side, inverse, row_sums):
+    byte_sums = _byte_sums(size, points)
+    for array in (points, side, inverse, byte_sums):
         array.setflags(write=False)
-    return ZobristTables(points=points, side=side, inverse=inverse, row_sums=row_sums)
+    return ZobristTables(points=points, side=side, inverse=inverse, byte_sums=byte_sums)
 
 
-def _row_sums(size: int, points: np.ndarray) -> np.ndarray:
-    chunks = -(-size // 8)
+def _byte_sums(size: int, points: np.ndarray) -> np.ndarray:
+    words = -(-size * size // 32)
     bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # [256, 8]
-    keys = np.zeros((2, size, chunks * 8, 2), dtype=np.uint64)
-    keys[:, :, :size] = points.reshape(2, size, size, 2)
-    keys = keys.reshape(2, size, chunks, 8, 2)
-    sums = np.einsum("vj,crkjw->crkvw", bits.astype(np.uint64), keys)
+    keys = np.zeros((2, words * 32, 2), dtype=np.uint64)
+    keys[:, : size * size] = points
+    keys = keys.reshape(2, words, 4, 8, 2)
+    sums = np.einsum("vj,cwkjx->cwkvx", bits.astype(np.uint64), keys)
     return (sums % (1 << 32)).astype(np.uint32)
 
 

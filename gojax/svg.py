@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax._coords import COLUMNS
 from gojax._sgf_write import atomic_write
 from gojax._svg_game import GameView, game_view
@@ -71,11 +72,9 @@ def _board_array(config: GoConfig, state) -> np.ndarray:
     stones = getattr(state, "stones", None)
     if stones is not None:
         words = np.asarray(stones)
-        if words.shape != (2, size):
+        if words.shape != (2, bb.num_words(size)):
             raise ValueError(f"board_svg takes one game of {size}x{size}; got stones of shape {words.shape}")
-        words = words.astype(np.int64)
-        bits = (words[:, :, None] >> np.arange(size)) & 1
-        return (bits[0] * BLACK + bits[1] * WHITE).astype(np.int8)
+        return bb.board_np(words, size)
     grid = np.asarray(state)
     if grid.shape != (size, size) or not np.isin(grid, (EMPTY, BLACK, WHITE)).all():
         raise ValueError(f"board must be int[{size}, {size}] with values 0, 1, 2; got shape {grid.shape}")

@@ -47,18 +47,24 @@ def test_position_has_labelled_chains_in_atari(state):
     assert index[0, 0, 1] == 0 * 5 + 0  # A5
     assert index[0, 4, 3] == 4 * 5 + 4  # E1
     assert index[1, 1, 1] == 1 * 5 + 2  # C4
-    assert np.asarray(state.atari_liberty).shape == (2, CONFIG.liberty_label_planes, 5)
+    assert np.asarray(state.atari_liberty).shape == (2, CONFIG.liberty_label_planes, 1)  # W = 1 word
+
+
+def _flip(array, lead, point):
+    """Toggles the bit of ``point`` in the bitboard ``array[lead]`` (in place)."""
+    word, bit = divmod(point, 32)
+    array[(*lead, word)] ^= np.uint32(1 << bit)
 
 
 @pytest.mark.parametrize(
     ("field", "change", "message"),
     [
-        ("atari", lambda a: a.__setitem__((0, 4), a[0, 4] ^ 1), "atari bitboards differ"),
-        ("atari_liberty", lambda a: a.__setitem__((1, 0, 1), a[1, 0, 1] ^ 2), "atari_liberty differs"),
-        ("atari_liberty", lambda a: a.__setitem__((0, 2, 4), a[0, 2, 4] ^ 8), "atari_liberty differs"),
+        ("atari", lambda a: _flip(a, (0,), 4 * 5 + 0), "atari bitboards differ"),
+        ("atari_liberty", lambda a: _flip(a, (1, 0), 1 * 5 + 1), "atari_liberty differs"),
+        ("atari_liberty", lambda a: _flip(a, (0, 2), 4 * 5 + 3), "atari_liberty differs"),
         ("hash", lambda a: a.__setitem__(0, a[0] + 1), "incremental hash"),
         ("history", lambda a: a.__setitem__((0, 1), a[0, 1] + 1), "history entry for the current move"),
-        ("stones", lambda a: a.__setitem__((0, 0), a[0, 0] | (1 << 7)), "bits set beyond the board"),
+        ("stones", lambda a: a.__setitem__((0, -1), a[0, -1] | (1 << 31)), "bits set beyond the board"),
         ("ko_point", lambda a: a.fill(1), "ko point"),
     ],
 )

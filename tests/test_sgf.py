@@ -115,12 +115,12 @@ def _reference(name: str) -> dict:
     }
 
 
-def _board_of(state) -> np.ndarray:
-    """``int8[N, N]`` from a state's bitboards (bit ``k`` of word ``r`` is point ``(r, k)``), in NumPy."""
+def _board_of(state, size) -> np.ndarray:
+    """``int8[N, N]`` from a state's bitboards (point ``p``: bit ``p % 32`` of word ``p // 32``)."""
     stones = np.asarray(state.stones).astype(np.int64)
-    size = stones.shape[-1]
-    bits = (stones[:, :, None] >> np.arange(size)) & 1
-    return (bits[0] + 2 * bits[1]).astype(np.int8)
+    points = np.arange(size * size)
+    bits = (stones[:, points // 32] >> (points % 32)) & 1
+    return (bits[0] + 2 * bits[1]).astype(np.int8).reshape(size, size)
 
 
 def _same_game(a: sgf.GameRecord, b: sgf.GameRecord) -> None:
@@ -192,7 +192,7 @@ def test_replay_every_file_matches_sgfmill_board_and_manifest_captures():
             final = record.replay(ko_rule="simple")
         else:
             final = record.replay()
-        if not np.array_equal(_board_of(final), _reference(name)["final"]):
+        if not np.array_equal(_board_of(final, record.config.size), _reference(name)["final"]):
             problems.append(f"{name}: final board differs")
         if np.asarray(final.captures).tolist() != expected_captures:
             problems.append(f"{name}: captures {np.asarray(final.captures).tolist()} != {expected_captures}")
@@ -207,7 +207,7 @@ def test_states_along_a_game_match_sgfmill_after_every_move():
     record = _records()[name]
     states = record.states_along()
     moves = len(record.moves)
-    assert np.shape(states.stones) == (moves + 1, 2, 9)
+    assert np.shape(states.stones) == (moves + 1, 2, 3)  # W = ceil(81 / 32) words
     game = sgfmill_sgf.Sgf_game.from_bytes((DATA / name).read_bytes())
     board = sgfmill_boards.Board(9)
     expected = [_grid(board)]
@@ -218,7 +218,7 @@ def test_states_along_a_game_match_sgfmill_after_every_move():
         if point is not None:
             board.play(point[0], point[1], colour)
         expected.append(_grid(board))
-    boards = np.stack([_board_of(_index(states, t)) for t in range(moves + 1)])
+    boards = np.stack([_board_of(_index(states, t), 9) for t in range(moves + 1)])
     np.testing.assert_array_equal(boards[-1], np.asarray(gojax.board(record.config, _index(states, moves))))
     np.testing.assert_array_equal(boards, np.stack(expected))
     np.testing.assert_array_equal(np.asarray(states.move_number), np.arange(moves + 1))

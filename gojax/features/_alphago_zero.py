@@ -87,14 +87,11 @@ def alphago_zero_planes(
       ``dtype[N, N, 17]``.
     """
     size = config.size
-    stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, N] black, white
+    stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, W] black, white
     # Own, opponent order: swap the colour axis when white is to move.
     stones = jnp.where(state.turn == 0, stones, stones[:, ::-1])
-    # One word per (row, channel): channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
-    # colour channel is a full or an empty row. A single shift-and-mask then writes [N, N, 17] directly.
-    colour = jnp.where(state.turn == 0, bb.row_mask(size), jnp.uint32(0))
-    words = jnp.concatenate(
-        [stones.reshape(2 * HISTORY_LENGTH, size), jnp.broadcast_to(colour, (1, size))]
-    ).T  # [N, 17]
-    cols = jnp.arange(size, dtype=jnp.uint32)[None, :, None]
-    return ((words[:, None, :] >> cols) & 1).astype(dtype)
+    # One bitboard per channel: channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
+    # colour channel is a full or an empty board. One unpacking then writes every plane.
+    colour = jnp.where(state.turn == 0, jnp.asarray(bb.board_mask(size)), jnp.uint32(0))
+    words = jnp.concatenate([stones.reshape(2 * HISTORY_LENGTH, -1), colour[None]])  # [17, W]
+    return bb.to_points(words, size).T.reshape(size, size, 2 * HISTORY_LENGTH + 1).astype(dtype)

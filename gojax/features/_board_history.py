@@ -32,7 +32,7 @@ class BoardHistory:
     """The stones of the last :data:`HISTORY_LENGTH` positions of one game.
 
     Attributes:
-      stones: ``uint32[8, 2, N]``: ``stones[i]`` are the black and white
+      stones: ``uint32[8, 2, W]``: ``stones[i]`` are the black and white
         bitboards (as :attr:`gojax.GoState.stones`) ``i`` moves ago, passes
         counting as moves; ``stones[0]`` is the current position. Times before
         the start of the game hold empty boards.
@@ -56,7 +56,7 @@ def history_init(config: GoConfig, state: GoState) -> BoardHistory:
       :class:`BoardHistory` with ``stones[0] = state.stones`` and empty boards
       before it.
     """
-    empty = jnp.zeros((HISTORY_LENGTH - 1, 2, config.size), jnp.uint32)
+    empty = jnp.zeros((HISTORY_LENGTH - 1, *state.stones.shape), jnp.uint32)
     return BoardHistory(stones=jnp.concatenate([state.stones[None].astype(jnp.uint32), empty]))
 
 

@@ -17,7 +17,7 @@ Method (no ``O(P^2)`` work):
   totals the distinct liberties of every chain. Chain sizes are a
   ``segment_sum`` of the stones.
 * **What a move at each empty point ``p`` would do** (for the mover): the
-  stones of every chain as a bitboard (``uint32[N]``, one ``segment_sum`` of
+  stones of every chain as a bitboard (``uint32[W]``, one ``segment_sum`` of
   each stone's bit into its label's row: distinct bits, so the sum is the
   union). The mover's new chain is ``p`` plus the chains of its own
   neighbours; the captured stones are the opponent neighbours' chains with
@@ -114,12 +114,8 @@ def _neighbour_table(size: int) -> np.ndarray:
 
 @functools.cache
 def _point_bitboards(size: int) -> np.ndarray:
-    """``uint32[P, N]``: the bitboard of each single point."""
-    points = size * size
-    rows, cols = np.divmod(np.arange(points), size)
-    boards = np.zeros((points, size), np.uint32)
-    boards[np.arange(points), rows] = (np.uint64(1) << cols.astype(np.uint64)).astype(np.uint32)
-    return boards
+    """``uint32[P, W]``: the bitboard of each single point."""
+    return bb.from_grid_np(np.eye(size * size, dtype=bool).reshape(-1, size, size), size)
 
 
 # --------------------------------------------------------------------------- flat analysis
@@ -201,20 +197,20 @@ def _first_occurrence(labels: jax.Array, sentinel: int) -> jax.Array:
 
 
 def _chain_bitboards(size: int, analysis: _Analysis) -> jax.Array:
-    """``uint32[P + 1, N]``: the stones of the chain of each label (zero for non-labels)."""
-    points = size * size
-    rows, cols = np.divmod(np.arange(points), size)
-    bits = jnp.left_shift(jnp.uint32(1), jnp.asarray(cols, jnp.uint32))
+    """``uint32[P + 1, W]``: the stones of the chain of each label (zero for non-labels)."""
+    points, words = size * size, bb.num_words(size)
+    word, bit = np.divmod(np.arange(points), bb.WORD_BITS)
+    bits = jnp.left_shift(jnp.uint32(1), jnp.asarray(bit, jnp.uint32))
     stone = analysis.colours != _EMPTY
-    segments = analysis.labels * size + jnp.asarray(rows, jnp.int32)
+    segments = analysis.labels * words + jnp.asarray(word, jnp.int32)
     boards = jax.ops.segment_sum(
-        jnp.where(stone, bits, jnp.uint32(0)), segments, num_segments=(points + 1) * size
+        jnp.where(stone, bits, jnp.uint32(0)), segments, num_segments=(points + 1) * words
     )
-    return boards.reshape(points + 1, size)
+    return boards.reshape(points + 1, words)
 
 
 def _union4(x: jax.Array) -> jax.Array:
-    """Union over axis 1 of ``uint32[P, 4, N]``."""
+    """Union over axis 1 of ``uint32[P, 4, W]``."""
     return x[:, 0] | x[:, 1] | x[:, 2] | x[:, 3]
 
 
@@ -278,16 +274,16 @@ def _for_opponent(analysis: _Analysis) -> _Analysis:
 def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = True) -> MoveOutcomes:
     """See :func:`move_outcomes`; ``captures=False`` counts liberties as if nothing were captured."""
     size = config.size
-    boards = _chain_bitboards(size, analysis)  # [P + 1, N]
-    neighbour_boards = boards[analysis.neighbour_labels]  # [P, 4, N]
+    boards = _chain_bitboards(size, analysis)  # [P + 1, W]
+    neighbour_boards = boards[analysis.neighbour_labels]  # [P, 4, W]
     colours = analysis.neighbour_colours
     in_atari = analysis.chain_liberties[analysis.neighbour_labels] == 1
     own = jnp.where((colours == _MOVER)[..., None], neighbour_boards, jnp.uint32(0))
     taken = jnp.where(((colours == _OPPONENT) & in_atari)[..., None], neighbour_boards, jnp.uint32(0))
-    placed = jnp.asarray(_point_bitboards(size))  # [P, N]
+    placed = jnp.asarray(_point_bitboards(size))  # [P, W]
     new_chain = placed | _union4(own)
     captured = _union4(taken)
-    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [N]
+    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [W]
     empty_after = (empty & ~placed) | captured if captures else empty & ~placed
     liberties_after = bb.count(bb.neighbours(new_chain, size) & empty_after)
     empty_point = analysis.colours == _EMPTY

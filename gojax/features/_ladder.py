@@ -90,7 +90,7 @@ def _runner(state: GoState, runner_colour: jax.Array) -> jax.Array:
 
 
 def _empty(config: GoConfig, state: GoState) -> jax.Array:
-    return bb.row_mask(config.size) & ~(state.stones[0] | state.stones[1])
+    return jnp.asarray(bb.board_mask(config.size)) & ~(state.stones[0] | state.stones[1])
 
 
 def _runner_chain(config: GoConfig, state: GoState, prey: jax.Array, runner_colour: jax.Array, enough=None):

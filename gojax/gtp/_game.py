@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import _bitboard as bb
 from gojax._coords import to_gtp
 from gojax._rules import init, legal_action_mask, step
 from gojax._scoring import area
@@ -77,10 +78,7 @@ def _rules(config: GoConfig) -> _Rules:
 
 def board_of(config: GoConfig, state: GoState) -> np.ndarray:
     """``int8[N, N]`` board (0 empty, 1 black, 2 white) decoded on the host from the bitboards."""
-    size = config.size
-    stones = np.asarray(state.stones).astype(np.int64)
-    bits = (stones[:, :, None] >> np.arange(size)) & 1
-    return (bits[0] * BLACK + bits[1] * WHITE).astype(np.int8)
+    return bb.board_np(np.asarray(state.stones), config.size)
 
 
 def format_score(margin: float) -> str:

@@ -48,26 +48,11 @@ def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
 
 
 @functools.cache
-def _edge_rows(size: int) -> np.ndarray:
-    """``uint32[N]``: the points on the first line."""
-    full = (1 << size) - 1
-    sides = 1 | (1 << (size - 1))
-    rows = np.full(size, sides, np.uint32)
-    rows[0] = rows[-1] = full
-    return rows
-
-
-def _shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
-    """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``; zero off board."""
-    if rows == 1:
-        x = jnp.concatenate([x[1:], jnp.zeros((1,), x.dtype)])
-    elif rows == -1:
-        x = jnp.concatenate([jnp.zeros((1,), x.dtype), x[:-1]])
-    if cols == 1:
-        x = x >> 1
-    elif cols == -1:
-        x = (x << 1) & bb.row_mask(size)
-    return x
+def _edge(size: int) -> np.ndarray:
+    """``uint32[W]``: the points on the first line."""
+    line = np.ones((size, size), bool)
+    line[1:-1, 1:-1] = False
+    return bb.from_grid_np(line, size)
 
 
 def own_eyes(config: GoConfig, state: GoState) -> jax.Array:
@@ -80,21 +65,21 @@ def own_eyes(config: GoConfig, state: GoState) -> jax.Array:
     gathers).
     """
     size = config.size
-    full = bb.row_mask(size)
+    full = jnp.asarray(bb.board_mask(size))
     mover = jnp.where(state.turn == 0, state.stones[0], state.stones[1])
     opponent = jnp.where(state.turn == 0, state.stones[1], state.stones[0])
     empty = full & ~(mover | opponent)
     # A point is enclosed when no on-board neighbour is empty or an opponent's stone.
     enclosed = empty & ~bb.neighbours(full & ~mover, size)
-    diagonals = [_shift(opponent, dr, dc, size) for dr in (-1, 1) for dc in (-1, 1)]
+    diagonals = [bb.shift(opponent, dr, dc, size) for dr in (-1, 1) for dc in (-1, 1)]
     any_diagonal = diagonals[0] | diagonals[1] | diagonals[2] | diagonals[3]
     two_diagonals = jnp.zeros_like(any_diagonal)
     for i in range(4):
         for j in range(i + 1, 4):
             two_diagonals = two_diagonals | (diagonals[i] & diagonals[j])
-    edge = jnp.asarray(_edge_rows(size))
+    edge = jnp.asarray(_edge(size))
     eyes = enclosed & ~two_diagonals & ~(edge & any_diagonal)
-    return bb.to_grid(eyes, size).reshape(config.num_points)
+    return bb.to_points(eyes, size)
 
 
 def result_for(config: GoConfig, state: GoState, colour: jax.Array) -> jax.Array:

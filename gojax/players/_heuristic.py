@@ -55,7 +55,7 @@ def heuristic_tiers(config: GoConfig, state: GoState, avoid_eyes: bool = True) -
     capture = legal & (captured == most) & (most > 0)
     stones = state.stones
     mover_atari = jnp.where(state.turn == 0, state.atari[0], state.atari[1])
-    empty = bb.row_mask(size) & ~(stones[0] | stones[1])
+    empty = jnp.asarray(bb.board_mask(size)) & ~(stones[0] | stones[1])
     atari_liberties = bb.to_grid(bb.neighbours(mover_atari, size) & empty, size).reshape(points)
     escape = legal & atari_liberties & (outcomes.liberties_after.reshape(points) >= 2)
     safe = legal & (outcomes.self_atari_size.reshape(points) == 0)
