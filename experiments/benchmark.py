@@ -34,10 +34,25 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _sample(key, mask):
-    """A uniformly random legal action per game (one uniform number per game)."""
-    legal = jnp.cumsum(mask, axis=-1)
-    pick = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * legal[..., -1]).astype(legal.dtype)
-    return jnp.argmax(legal > pick[..., None], axis=-1).astype(jnp.int32)
+    """A uniformly random legal action per game of ``bool[B, A]`` (one uniform number per game).
+
+    The ``pick``-th legal action, found in two short prefix sums instead of one
+    over all ``A`` actions (XLA's CPU prefix sum over 362 actions cost a fifth
+    of a 19x19 random-play step): the actions as a ``K x K`` square
+    (``K = ceil(sqrt(A))``), first the row holding it, then the column.
+    """
+    batch, actions = mask.shape
+    side = int(np.ceil(np.sqrt(actions)))
+    square = jnp.pad(mask, [(0, 0), (0, side * side - actions)]).reshape(batch, side, side).astype(jnp.int32)
+    per_row = jnp.sum(square, axis=-1)  # [B, K]
+    before_row = jnp.cumsum(per_row, axis=-1) - per_row  # legal actions in earlier rows
+    pick = jnp.floor(jax.random.uniform(key, (batch,)) * jnp.sum(per_row, axis=-1)).astype(jnp.int32)
+    row = jnp.sum(before_row <= pick[:, None], axis=-1) - 1  # last row starting at or before pick
+    # Rows without legal actions start where the next does: the last such row is the non-empty one.
+    local = pick - jnp.take_along_axis(before_row, row[:, None], axis=-1)[:, 0]
+    cells = jnp.take_along_axis(square, row[:, None, None], axis=1)[:, 0]  # [B, K]
+    col = jnp.argmax(jnp.cumsum(cells, axis=-1) > local[:, None], axis=-1)
+    return (row * side + col).astype(jnp.int32)
 
 
 def _state_bytes(state) -> int:

@@ -25,7 +25,7 @@ __all__ = ["board", "init", "legal_action_mask", "resign", "step", "to_play"]
 
 # Capturing (and suicidal) moves hash differently from plain placements and are
 # tested against the history this many at a time.
-_SPECIAL_CHUNK = 4
+_SPECIAL_CHUNK = 8
 
 
 def init(config: GoConfig) -> GoState:
