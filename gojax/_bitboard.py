@@ -198,26 +198,60 @@ def flood_fill(
       points of ``free``.
     """
     shape = jnp.broadcast_shapes(seed.shape, mask.shape)
-    mask = jnp.broadcast_to(mask, shape)
+    # The loop carries the W words as W separate arrays: every operation of a
+    # round is then elementwise over the leading (batch, region) axes, which
+    # XLA vectorises - 4-5x faster on a CPU than shifting along a short last axis.
+    allowed = _words(jnp.broadcast_to(mask, shape))
+    free_words = None if free is None else _words(jnp.broadcast_to(free, shape))
 
     def body(carry):
-        _, current, _ = carry
-        region = current
+        region, _ = carry
         for _ in range(_ROUNDS):
-            around = neighbours(region, size)
-            grown = (region | around) & mask
-            # The liberty test reads the neighbours the growth computed anyway:
-            # they are those of the region one dilation back, a subset, so a
-            # region stops at most one round late.
-            needs = True if free is None else count(around & free) < enough
+            around = _neighbour_words(region, size)
+            grown = tuple((r | a) & m for r, a, m in zip(region, around, allowed, strict=True))
+            if free_words is None:
+                needs = True
+            else:
+                # The liberty test reads the neighbours the growth computed
+                # anyway: they are those of the region one dilation back, a
+                # subset, so a region stops at most one round late.
+                liberties = sum(
+                    jax.lax.population_count(a & f).astype(jnp.int32)
+                    for a, f in zip(around, free_words, strict=True)
+                )
+                needs = liberties < enough
             region, previous = grown, region
+        changed = functools.reduce(jnp.logical_or, [p != r for p, r in zip(previous, region, strict=True)])
         # Growing a region that already has enough liberties is harmless (it
         # stays a part of its chain with enough liberties); only stop when no
         # region anywhere needs to grow.
-        return current, region, jnp.any(any_set(previous != region) & needs)
+        return region, jnp.any(changed & needs)
 
-    start = jnp.broadcast_to(seed & mask, shape)
-    return jax.lax.while_loop(lambda carry: carry[2], body, (start, start, jnp.bool_(True)))[1]
+    start = tuple(_words(jnp.broadcast_to(seed, shape) & jnp.broadcast_to(mask, shape)))
+    region, _ = jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))
+    return jnp.stack(region, axis=-1)
+
+
+def _words(x: jax.Array) -> list[jax.Array]:
+    """The words of ``uint32[..., W]`` as ``W`` arrays ``uint32[...]``."""
+    return [x[..., w] for w in range(x.shape[-1])]
+
+
+def _neighbour_words(words, size: int) -> tuple[jax.Array, ...]:
+    """:func:`neighbours` on a board given as its list of words."""
+    board, has_left, has_right = _masks(size)
+    last = len(words) - 1
+    out = []
+    for w, word in enumerate(words):
+        # Bits carried in from the word below (lower indices) and above.
+        lower = words[w - 1] if w > 0 else None
+        higher = words[w + 1] if w < last else None
+        right = word << 1 if lower is None else (word << 1) | (lower >> (WORD_BITS - 1))
+        left = word >> 1 if higher is None else (word >> 1) | (higher << (WORD_BITS - 1))
+        below = word << size if lower is None else (word << size) | (lower >> (WORD_BITS - size))
+        above = word >> size if higher is None else (word >> size) | (higher << (WORD_BITS - size))
+        out.append(((right & has_left[w]) | (left & has_right[w]) | below | above) & board[w])
+    return tuple(out)
 
 
 def count(x: jax.Array) -> jax.Array:
