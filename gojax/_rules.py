@@ -398,6 +398,7 @@ def _liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
     return bb.flood_fill(bb.neighbours(empty & planes, size) & atari, atari, size)
 
 
+@bb.scoped
 def _captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.Array:
     """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, W]``."""
     levels = jnp.arange(labels.shape[0], dtype=jnp.int32)

@@ -1,0 +1,160 @@
+"""The bit-string boards against plain NumPy grids.
+
+Each board size packs its rows end to end across word boundaries differently
+(a 9x9 row straddles words 0 and 1, a 25x25 board has 20 words), so every
+operation is checked on random sets at sizes whose rows meet the word edges in
+different places, with the flood fill both in its unstacked (small boards) and
+stacked (large boards) form.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from gojax import _bitboard as bb
+from gojax import _zobrist
+
+SIZES = (2, 5, 6, 9, 13, 19, 25)
+REGIONS = 6
+
+
+def _grid_neighbours(grid):
+    """Orthogonal neighbours of a boolean ``[..., N, N]`` grid, off-board dropped."""
+    padded = np.pad(grid, [(0, 0)] * (grid.ndim - 2) + [(1, 1), (1, 1)])
+    return padded[..., :-2, 1:-1] | padded[..., 2:, 1:-1] | padded[..., 1:-1, :-2] | padded[..., 1:-1, 2:]
+
+
+def _grid_fill(seed, mask):
+    """Points of ``mask`` connected to ``seed & mask``, by repeated dilation in NumPy."""
+    region = seed & mask
+    while True:
+        grown = (region | _grid_neighbours(region)) & mask
+        if np.array_equal(grown, region):
+            return region
+        region = grown
+
+
+def _random_grids(rng, size, shape, density):
+    return rng.random((*shape, size, size)) < density
+
+
+@functools.cache
+def _ops(size):
+    """Jitted bitboard operations for one size (compiled once per module run)."""
+
+    def fills(seed, mask, free):
+        plain = bb.flood_fill(seed, mask, size)
+        limited = bb.flood_fill(seed, mask, size, free=free)
+        stacked = bb._flood_fill_stacked(seed, mask, size, None, 2)
+        return plain, limited, stacked
+
+    def singles(x, colour):
+        return (
+            jax.vmap(bb.lowest_point, in_axes=(0, None))(x, size),
+            bb.key_sum(x, colour, size),
+            bb.count(x),
+            bb.any_set(x),
+        )
+
+    return {
+        "neighbours": jax.jit(lambda x: bb.neighbours(x, size)),
+        "shifts": jax.jit(
+            lambda x: jnp.stack([bb.shift(x, r, c, size) for r in (-1, 0, 1) for c in (-1, 0, 1)])
+        ),
+        "fills": jax.jit(fills),
+        "singles": jax.jit(singles),
+        "grid": jax.jit(lambda g: (bb.from_grid(g, size), bb.to_grid(bb.from_grid(g, size), size))),
+        "point_bits": jax.jit(jax.vmap(lambda a: bb.point_bits(a, size))),
+    }
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_packing_round_trips_and_keeps_the_bits_past_the_board_clear(size):
+    rng = np.random.default_rng(size)
+    grids = _random_grids(rng, size, (4,), 0.5)
+    words = bb.from_grid_np(grids, size)
+    assert words.shape == (4, bb.num_words(size)) and words.dtype == np.uint32
+    np.testing.assert_array_equal(bb.to_grid_np(words, size), grids)
+    assert not np.any(words & ~bb.board_mask(size))
+    np.testing.assert_array_equal(bb.to_grid_np(bb.board_mask(size), size), np.ones((size, size), bool))
+    packed, unpacked = _ops(size)["grid"](jnp.asarray(grids))
+    np.testing.assert_array_equal(np.asarray(packed), words)
+    np.testing.assert_array_equal(np.asarray(unpacked), grids)
+    # Point p is bit p % 32 of word p // 32.
+    flat = grids.reshape(4, -1)
+    for p in rng.choice(size * size, size=min(5, size * size), replace=False):
+        np.testing.assert_array_equal((words[:, p // 32] >> (p % 32)) & 1, flat[:, p])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_neighbours_and_shifts_match_the_grid(size):
+    rng = np.random.default_rng(100 + size)
+    grids = _random_grids(rng, size, (8,), 0.3)
+    ops = _ops(size)
+    got = bb.to_grid_np(np.asarray(ops["neighbours"](jnp.asarray(bb.from_grid_np(grids, size)))), size)
+    np.testing.assert_array_equal(got, _grid_neighbours(grids))
+    shifted = bb.to_grid_np(np.asarray(ops["shifts"](jnp.asarray(bb.from_grid_np(grids, size)))), size)
+    padded = np.pad(grids, [(0, 0), (1, 1), (1, 1)])
+    k = 0
+    for r in (-1, 0, 1):
+        for c in (-1, 0, 1):
+            # out[i, j] = x[i + r, j + c], zero off the board.
+            expected = padded[:, 1 + r : 1 + r + size, 1 + c : 1 + c + size]
+            np.testing.assert_array_equal(shifted[k], expected, err_msg=f"shift {r}, {c}")
+            k += 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_flood_fill_matches_the_grid_fill_in_both_forms(size):
+    rng = np.random.default_rng(200 + size)
+    masks = _random_grids(rng, size, (3, REGIONS), 0.6)
+    seeds = _random_grids(rng, size, (3, REGIONS), 0.05)
+    free = ~masks & _random_grids(rng, size, (3, REGIONS), 0.5)
+    pack = functools.partial(bb.from_grid_np, size=size)
+    plain, limited, stacked = (
+        bb.to_grid_np(np.asarray(x), size)
+        for x in _ops(size)["fills"](*(jnp.asarray(pack(g)) for g in (seeds, masks, free)))
+    )
+    exact = _grid_fill(seeds, masks)
+    assert exact.sum() > seeds.sum(), "the random regions should grow"
+    np.testing.assert_array_equal(plain, exact)
+    np.testing.assert_array_equal(stacked, exact)
+    # With free points the fill may stop early, but only inside the region and
+    # only once the part it has reached touches two free points.
+    assert not np.any(limited & ~exact)
+    assert np.all(limited >= (seeds & masks))
+    stopped = np.any(limited != exact, axis=(-2, -1))
+    liberties = (_grid_neighbours(limited) & free).sum(axis=(-2, -1))
+    assert np.all(liberties[stopped] >= 2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_points_keys_and_counts(size):
+    rng = np.random.default_rng(300 + size)
+    grids = _random_grids(rng, size, (16,), 0.1)
+    grids[0] = False
+    words = jnp.asarray(bb.from_grid_np(grids, size))
+    colours = rng.integers(0, 2, 16)
+    first, keys, counts, any_set = (np.asarray(x) for x in _ops(size)["singles"](words, jnp.asarray(colours)))
+    flat = grids.reshape(16, -1)
+    expected_first = np.where(flat.any(1), flat.argmax(1), -1)
+    np.testing.assert_array_equal(first, expected_first)
+    np.testing.assert_array_equal(counts, flat.sum(1))
+    np.testing.assert_array_equal(any_set, flat.any(1))
+    table = _zobrist.tables(size).points.astype(np.uint64)
+    expected_keys = [
+        (table[c][f].sum(0) % (1 << 32)).astype(np.uint32) for c, f in zip(colours, flat, strict=True)
+    ]
+    np.testing.assert_array_equal(keys, np.stack(expected_keys))
+    actions = np.array([-1, 0, size * size - 1, size * size, size * size + 1, size * size // 2])
+    bits = bb.to_grid_np(np.asarray(_ops(size)["point_bits"](jnp.asarray(actions, jnp.int32))), size)
+    expected = np.zeros((len(actions), size * size), bool)
+    for k, a in enumerate(actions):
+        if 0 <= a < size * size:
+            expected[k, a] = True
+    np.testing.assert_array_equal(bits.reshape(len(actions), -1), expected)
