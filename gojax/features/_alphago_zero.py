@@ -91,7 +91,12 @@ def alphago_zero_planes(
     # Own, opponent order: swap the colour axis when white is to move.
     stones = jnp.where(state.turn == 0, stones, stones[:, ::-1])
     # One bitboard per channel: channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
-    # colour channel is a full or an empty board. One unpacking then writes every plane.
+    # colour channel is a full or an empty board. Each point reads its word of every channel and
+    # shifts out its bit, which writes [N, N, 17] directly (no transpose).
     colour = jnp.where(state.turn == 0, jnp.asarray(bb.board_mask(size)), jnp.uint32(0))
-    words = jnp.concatenate([stones.reshape(2 * HISTORY_LENGTH, -1), colour[None]])  # [17, W]
-    return bb.to_points(words, size).T.reshape(size, size, 2 * HISTORY_LENGTH + 1).astype(dtype)
+    words = jnp.concatenate([stones.reshape(2 * HISTORY_LENGTH, -1), colour[None]]).T  # [W, 17]
+    points, channels = size * size, 2 * HISTORY_LENGTH + 1
+    per_point = jnp.broadcast_to(words[:, None, :], (words.shape[0], bb.WORD_BITS, channels))
+    per_point = per_point.reshape(-1, channels)[:points]  # [P, 17]: the word holding each point
+    bit = (jnp.arange(points) % bb.WORD_BITS).astype(jnp.uint32)[:, None]
+    return ((per_point >> bit) & 1).reshape(size, size, channels).astype(dtype)
