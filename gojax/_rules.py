@@ -377,11 +377,14 @@ def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
 @bb.scoped
 def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
     """Each chain of ``uint32[K, W]`` (one liberty each, or empty) on the bit
-    planes of its liberty's index: ``uint32[K, L, W]``."""
-    levels = jnp.arange(config.liberty_label_planes, dtype=jnp.int32)
+    planes of its liberty's index: ``uint32[K, L, W]``.
+
+    A chain's single liberty is on plane ``b`` iff it lies in the points whose
+    index has bit ``b`` set: a few word operations, no index to extract.
+    """
+    planes = jnp.asarray(bb.index_planes(config.size))  # [L, W]
     liberties = bb.neighbours(chains, config.size) & empty
-    liberty = jax.vmap(bb.lowest_point, in_axes=(0, None))(liberties, config.size)
-    bits = ((jnp.maximum(liberty, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
+    bits = bb.any_set(liberties[:, None, :] & planes)  # [K, L]
     return jnp.where(bits[..., None], chains[:, None, :], jnp.uint32(0))
 
 
