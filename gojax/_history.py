@@ -3,13 +3,16 @@
 A move can only recreate an earlier position that has the same number of
 stones as the position it makes. So each recorded position hash is linked
 into a list of the positions whose stone count is the same modulo
-``M = min(128, P + 1)`` (``head[b]`` is the newest entry of bucket ``b`` and
-``prev[j]`` the next older one). Testing a move against the history walks one
-short list instead of comparing against all ``H`` entries, and testing every
-plain (non-capturing) move at once walks the single list for ``count + 1``.
+``C = min(128, P + 1)`` and whose hash has the same ``log2 S`` low bits (of
+its second word): ``M = C * S`` buckets, ``head[b]`` the newest entry of
+bucket ``b`` and ``prev[j]`` the next older one. Testing a move against the
+history walks one short list instead of comparing against all ``H`` entries,
+and testing every plain (non-capturing) move at once walks the ``S`` lists of
+stone count ``count + 1`` side by side.
 
-Storage for a 19x19 game with the default cap (``H = 723``): 5,784 bytes of
-hashes, 1,446 of links and 256 of heads.
+Under ``vmap`` a walk runs as many steps as the longest list in the batch, so
+up to 13x13 the lists are split by hash (``S = 4``); 19x19 keeps ``S = 1`` to
+stay under 8 KB: 5,784 bytes of hashes, 1,446 of links and 256 of heads.
 """
 
 from __future__ import annotations
@@ -24,12 +27,31 @@ from gojax._types import GoConfig
 
 __all__ = ["contains", "empty", "num_buckets", "plain_repeats", "record"]
 
-_MAX_BUCKETS = 128
+_MAX_COUNT_CLASSES = 128
+# Boards up to this size split each stone count's list in _HASH_SPLIT by hash.
+_MAX_SPLIT_SIZE = 13
+_HASH_SPLIT = 4
+
+
+def _count_classes(config: GoConfig) -> int:
+    return min(_MAX_COUNT_CLASSES, config.num_points + 1)
+
+
+def hash_split(config: GoConfig) -> int:
+    """``S``: lists per stone count, split by the low bits of the hash."""
+    return _HASH_SPLIT if config.size <= _MAX_SPLIT_SIZE else 1
 
 
 def num_buckets(config: GoConfig) -> int:
-    """``M``: number of stone-count buckets (0 under the simple ko rule)."""
-    return min(_MAX_BUCKETS, config.num_points + 1) if config.history_length else 0
+    """``M = C * S``: number of buckets (0 under the simple ko rule)."""
+    return _count_classes(config) * hash_split(config) if config.history_length else 0
+
+
+def bucket_of(config: GoConfig, count, situation):
+    """Bucket of a ``count``-stone position whose history entry is ``situation``
+    (``uint32[..., 2]``): works on NumPy and JAX arrays alike."""
+    split = hash_split(config)
+    return (count % _count_classes(config)) * split + (situation[..., 1] % split).astype(count.dtype)
 
 
 def empty(config: GoConfig) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -52,7 +74,7 @@ def record(config, history, head, prev, index, situation, count, store=True, lin
     updated in place instead of being copied every move.
     """
     length, buckets = config.history_length, num_buckets(config)
-    bucket = count % buckets
+    bucket = bucket_of(config, jnp.asarray(count, jnp.int32), situation)
     link = jnp.logical_and(store, link)
     prev = prev.at[jnp.where(link, index, length)].set(head[bucket], mode="drop")
     head = head.at[jnp.where(link, bucket, buckets)].set(jnp.asarray(index).astype(jnp.int16), mode="drop")
@@ -60,9 +82,9 @@ def record(config, history, head, prev, index, situation, count, store=True, lin
     return history, head, prev
 
 
-def _walk(config, head, prev, counts, visit, carry):
-    """Calls ``carry = visit(carry, entry_index, live)`` along the lists of ``counts``."""
-    pointer = head[counts % num_buckets(config)].astype(jnp.int32)
+def _walk(head, prev, buckets, visit, carry):
+    """Calls ``carry = visit(carry, entry_index, live)`` along the lists of ``buckets``."""
+    pointer = head[buckets].astype(jnp.int32)
 
     def cond(loop):
         pointer, _ = loop
@@ -86,7 +108,8 @@ def contains(config, history, head, prev, situations, counts):
     def visit(found, index, live):
         return found | (live & jnp.all(history[index] == situations, axis=-1))
 
-    return _walk(config, head, prev, counts, visit, jnp.zeros(counts.shape, jnp.bool_))
+    buckets = bucket_of(config, counts, situations)
+    return _walk(head, prev, buckets, visit, jnp.zeros(counts.shape, jnp.bool_))
 
 
 @bb.scoped
@@ -102,10 +125,15 @@ def plain_repeats(config, history, head, prev, base, count, colour):
     keys, inverse = jnp.asarray(tables.points), jnp.asarray(tables.inverse)
     mask = np.uint32((1 << _zobrist.INDEX_BITS) - 1)
 
-    def visit(banned, index, live):
-        difference = history[index] - base
-        point = inverse[colour, (difference[0] & mask).astype(jnp.int32)].astype(jnp.int32)
-        hit = live & (point >= 0) & jnp.all(keys[colour, jnp.maximum(point, 0)] == difference)
-        return banned | jnp.where(hit, bb.point_bits(point, config.size), jnp.uint32(0))
+    def visit(banned, index, live):  # index, live: [S]
+        difference = history[index] - base  # [S, 2]
+        point = inverse[colour, (difference[:, 0] & mask).astype(jnp.int32)].astype(jnp.int32)
+        hit = live & (point >= 0) & jnp.all(keys[colour, jnp.maximum(point, 0)] == difference, axis=-1)
+        bits = jax.vmap(bb.point_bits, in_axes=(0, None))(point, config.size)
+        return banned | jnp.where(hit[:, None], bits, jnp.uint32(0))
 
-    return _walk(config, head, prev, count + 1, visit, jnp.zeros((bb.num_words(config.size),), jnp.uint32))
+    # Every list of stone count ``count + 1`` (one per low-bit class of the hash).
+    split = hash_split(config)
+    buckets = ((count + 1) % _count_classes(config)) * split + jnp.arange(split)
+    banned = _walk(head, prev, buckets, visit, jnp.zeros((split, bb.num_words(config.size)), jnp.uint32))
+    return jax.lax.reduce(banned, jnp.uint32(0), jax.lax.bitwise_or, (0,))
