@@ -65,12 +65,13 @@ def gojax_runner(size: int, batch: int, steps: int):
     step = jax.vmap(functools.partial(gojax.step, config))
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
     fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
+    start = gojax.init(config)  # one game, broadcast into the finished ones
 
     def one(state, key):
         state = step(state, _sample(key, legal(state)))
         done = state.done
         return jax.tree.map(
-            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f, s), state, fresh
+            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f[None], s), state, start
         )
 
     @jax.jit
