@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from gojax._atomic import atomic_write_bytes
 
 __all__ = ["FORMAT", "MoveDataset", "load_with_key"]
 
@@ -114,20 +114,7 @@ class MoveDataset:
             skipped=np.array(self.skipped, dtype=str).reshape(-1, 2),
             meta=np.array([str(FORMAT), str(self.board_size), self.observe_name, key]),
         )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-        )
-        try:
-            with handle:
-                handle.write(buffer.getvalue())
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(handle.name, path)
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
-        return path
+        return atomic_write_bytes(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path) -> MoveDataset:

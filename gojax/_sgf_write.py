@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gojax._atomic import atomic_write
 from gojax._coords import check_action
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig
 
@@ -222,24 +222,6 @@ def write_sgf(record: GameRecord, path: str | os.PathLike | None = None) -> str:
     if path is not None:
         atomic_write(path, text)
     return text
-
-
-def atomic_write(path: str | os.PathLike, text: str) -> Path:
-    """Writes ``text`` (UTF-8) to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path = Path(path)
-    handle = tempfile.NamedTemporaryFile(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            handle.write(text.encode("utf-8"))  # bytes: line ends in text values stay as they are
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def games_to_sgf(

@@ -35,6 +35,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from gojax._atomic import atomic_write
+
 __all__ = [
     "MetricsLog",
     "TrainCheckpointer",
@@ -49,20 +51,8 @@ __all__ = [
 
 
 def atomic_write_text(path: str, text: str) -> None:
-    """Writes ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Writes ``text`` (UTF-8) to ``path`` atomically (see :mod:`gojax._atomic`)."""
+    atomic_write(path, text)
 
 
 def _leaf_names(tree: Any) -> list[str]:
