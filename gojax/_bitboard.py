@@ -49,6 +49,7 @@ __all__ = [
     "to_grid",
     "to_grid_np",
     "to_points",
+    "union",
 ]
 
 WORD_BITS = 32
@@ -278,6 +279,11 @@ def _neighbour_words(words, size: int) -> tuple[jax.Array, ...]:
         above = word >> size if higher is None else (word >> size) | (higher << (WORD_BITS - size))
         out.append(((right & has_left[w]) | (left & has_right[w]) | below | above) & board[w])
     return tuple(out)
+
+
+def union(sets: jax.Array) -> jax.Array:
+    """Union over the leading axis of ``uint32[K, ..., W]`` sets."""
+    return jax.lax.reduce(sets, jnp.uint32(0), jax.lax.bitwise_or, (0,))
 
 
 def count(x: jax.Array) -> jax.Array:

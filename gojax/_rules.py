@@ -17,15 +17,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from gojax import _atari, _history, _zobrist
 from gojax import _bitboard as bb
-from gojax import _history, _zobrist
 from gojax._types import GoConfig, GoState
 
 __all__ = ["board", "init", "legal_action_mask", "resign", "step", "to_play"]
-
-# Capturing (and suicidal) moves hash differently from plain placements and are
-# tested against the history this many at a time.
-_SPECIAL_CHUNK = 8
 
 
 def init(config: GoConfig) -> GoState:
@@ -89,11 +85,6 @@ def _by_colour(colour: jax.Array, own: jax.Array, opponent: jax.Array) -> jax.Ar
     return jnp.where(colour == 0, jnp.stack([own, opponent]), jnp.stack([opponent, own]))
 
 
-def _union(sets: jax.Array) -> jax.Array:
-    """Union over the leading axis of ``uint32[K, W]`` sets."""
-    return jax.lax.reduce(sets, jnp.uint32(0), jax.lax.bitwise_or, (0,))
-
-
 def _situation_key(config: GoConfig, next_colour: jax.Array) -> jax.Array:
     """What is added to a position hash to make a history entry: ``uint32[2]``."""
     if config.ko_rule != "situational":
@@ -148,8 +139,8 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         # capture relieves.
         _, own_labels, opponent_labels = _own_and_opponent(state, state.atari_liberty)
         target = jnp.where(is_pass, -1, point)[None]
-        captured = _captured_by(opponent_labels, opponent_atari, target)[0]
-        joined_atari = _captured_by(own_labels, own_atari, target)[0]
+        captured = _atari.captured_by(opponent_labels, opponent_atari, target)[0]
+        joined_atari = _atari.captured_by(own_labels, own_atari, target)[0]
         regions = bb.flood_fill(
             jnp.concatenate([sides, jnp.stack([placed, bb.neighbours(captured, size) & own_atari])]),
             jnp.stack([survivors, survivors, survivors, survivors, own | placed, own_atari]),
@@ -161,7 +152,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         # Without labels the same fill also grows, inside the atari
         # bitboards, the opponent chains the move captures and the mover's
         # chains in atari it joins; the relieved chains need a second fill.
-        around = _union(sides)
+        around = bb.union(sides)
         regions = bb.flood_fill(
             jnp.concatenate([sides, jnp.stack([placed, around, around])]),
             jnp.stack([survivors, survivors, survivors, survivors, own | placed, opponent_atari, own_atari]),
@@ -211,7 +202,7 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         relieved = jnp.stack([relieved_own, nothing])
     opponent_liberties = bb.count(bb.neighbours(opponent_chains, size) & new_empty)
     now_in_atari = bb.any_set(opponent_chains) & (opponent_liberties == 1)
-    new_opponent_atari = (opponent_atari & ~captured & ~relieved[1]) | _union(
+    new_opponent_atari = (opponent_atari & ~captured & ~relieved[1]) | bb.union(
         jnp.where(now_in_atari[:, None], opponent_chains, jnp.uint32(0))
     )
     new_own_atari = (own_atari & ~relieved[0] & ~joined_atari & ~removed_own) | jnp.where(
@@ -230,9 +221,9 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
                 jnp.where(own_chain_in_atari, own_chain, jnp.uint32(0))[None],
             ]
         )
-        labelled = _label(config, entering, new_empty)  # [5, L, W]
+        labelled = _atari.label_chains(config, entering, new_empty)  # [5, L, W]
         new_own_labels = (own_labels & own_kept) | labelled[4]
-        new_opponent_labels = (opponent_labels & opponent_kept) | _union(labelled[:4])
+        new_opponent_labels = (opponent_labels & opponent_kept) | bb.union(labelled[:4])
         atari_liberty = _by_colour(colour, new_own_labels & new_own, new_opponent_labels & new_opponent)
     else:
         atari_liberty = state.atari_liberty
@@ -341,9 +332,9 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
         if config.liberty_label_planes:
             _, own_labels, opponent_labels = _own_and_opponent(state, state.atari_liberty)
         else:
-            own_labels = _liberty_labels(size, own_atari, empty) if config.suicide else None
-            opponent_labels = _liberty_labels(size, opponent_atari, empty)
-        banned |= _special_repeats(
+            own_labels = _atari.liberty_labels(size, own_atari, empty) if config.suicide else None
+            opponent_labels = _atari.liberty_labels(size, opponent_atari, empty)
+        banned |= _atari.capture_repeats(
             config,
             history,
             special & legal,
@@ -356,104 +347,3 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
         )
         legal = legal & ~banned
     return jnp.concatenate([bb.to_points(legal, size), jnp.ones((1,), jnp.bool_)])
-
-
-def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
-    """``state`` with :attr:`GoState.atari_liberty` recomputed from its stones
-    and ``atari`` bitboards (one flood fill).
-
-    For states whose ``stones`` or ``atari`` were set by hand (e.g. an earlier
-    board of the game put into the current state); ``step`` keeps the labels
-    up to date by itself. A no-op above 13x13, where no labels are kept.
-    """
-    if not config.liberty_label_planes:
-        return state
-    size = config.size
-    empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
-    labels = jnp.stack([_liberty_labels(size, state.atari[colour], empty) for colour in range(2)])
-    return state.replace(atari_liberty=labels.astype(jnp.uint32))
-
-
-@bb.scoped
-def _label(config: GoConfig, chains: jax.Array, empty: jax.Array) -> jax.Array:
-    """Each chain of ``uint32[K, W]`` (one liberty each, or empty) on the bit
-    planes of its liberty's index: ``uint32[K, L, W]``.
-
-    A chain's single liberty is on plane ``b`` iff it lies in the points whose
-    index has bit ``b`` set: a few word operations, no index to extract.
-    """
-    planes = jnp.asarray(bb.index_planes(config.size))  # [L, W]
-    liberties = bb.neighbours(chains, config.size) & empty
-    bits = bb.any_set(liberties[:, None, :] & planes)  # [K, L]
-    return jnp.where(bits[..., None], chains[:, None, :], jnp.uint32(0))
-
-
-@bb.scoped
-def _liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
-    """Bit-sliced liberty of every chain in ``atari``: ``uint32[L, W]``.
-
-    Each chain in atari has one liberty. Plane ``b`` holds the chains whose
-    liberty's point index has bit ``b`` set, so the chain captured by a move at
-    ``p`` is read off the planes with bit operations (:func:`_captured_by`), and
-    one flood fill labels every chain at once.
-    """
-    planes = jnp.asarray(bb.index_planes(size))  # [L, W]
-    return bb.flood_fill(bb.neighbours(empty & planes, size) & atari, atari, size)
-
-
-@bb.scoped
-def _captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.Array:
-    """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, W]``."""
-    levels = jnp.arange(labels.shape[0], dtype=jnp.int32)
-    wanted = ((jnp.maximum(points, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
-    chosen = jnp.where(wanted[..., None], labels, atari & ~labels)  # [K, L, W]
-    found = jax.lax.reduce(chosen, jnp.uint32(0xFFFFFFFF), jax.lax.bitwise_and, (1,))
-    return jnp.where((points >= 0)[:, None], found & atari, jnp.uint32(0))
-
-
-@bb.scoped
-def _special_repeats(config, history, special, colour, own, opponent, suicides, base, count):
-    """Points of ``special`` (capturing or suicidal moves) that would recreate a
-    recorded situation, tested ``_SPECIAL_CHUNK`` at a time: ``uint32[W]``.
-
-    ``own`` and ``opponent`` are ``(atari, labels)`` pairs: the stones in atari
-    and their liberties' bit planes (see :attr:`GoState.atari_liberty`).
-    """
-    size = config.size
-    keys = jnp.asarray(_zobrist.tables(size).points)
-    chunk = _SPECIAL_CHUNK
-    (own_atari, own_labels), (opponent_atari, opponent_labels) = own, opponent
-
-    def cond(loop):
-        remaining, _ = loop
-        return jnp.any(remaining != 0)
-
-    def body(loop):
-        remaining, banned = loop
-        points, bits = [], []
-        for _ in range(chunk):
-            point = bb.lowest_point(remaining, size)
-            bit = bb.point_bits(point, size)
-            remaining = remaining & ~bit
-            points.append(point)
-            bits.append(bit)
-        points, bits = jnp.stack(points), jnp.stack(bits)
-        captured = _captured_by(opponent_labels, opponent_atari, points)
-        if config.suicide:
-            suicidal = bb.any_set(bits & suicides)
-            lost = _captured_by(own_labels, own_atari, jnp.where(suicidal, points, -1))
-            lost = lost | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
-            removed_count = bb.count(captured) + bb.count(lost)
-            removed_keys = bb.key_sum(
-                jnp.stack([captured, lost]), jnp.stack([1 - colour, colour])[:, None], size
-            )
-            removed_keys = removed_keys[0] + removed_keys[1]
-        else:
-            removed_count = bb.count(captured)
-            removed_keys = bb.key_sum(captured, 1 - colour, size)
-        counts = count + 1 - removed_count
-        situations = base + keys[colour, jnp.maximum(points, 0)] - removed_keys
-        hit = (points >= 0) & _history.contains(config, *history, situations, counts)
-        return remaining, banned | _union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
-
-    return jax.lax.while_loop(cond, body, (special, jnp.zeros_like(special)))[1]

@@ -74,7 +74,7 @@ def test_each_corruption_is_reported(state, field, change, message):
 
 
 def test_with_atari_liberty_recomputes_the_labels(state):
-    from gojax._rules import with_atari_liberty
+    from gojax._atari import with_atari_liberty
 
     wiped = state.replace(atari_liberty=np.zeros_like(np.asarray(state.atari_liberty)))
     with pytest.raises(InvariantError, match="atari_liberty differs"):

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax import _bitboard as bb
-from gojax._rules import with_atari_liberty
+from gojax._atari import with_atari_liberty
 from gojax._types import GoConfig, GoState
 from gojax.features import _chains, _ladder
 
