@@ -323,6 +323,12 @@ def _raw_checkpoint(directory: Path, step: int) -> dict[str, np.ndarray]:
     return {k: np.asarray(v) for k, v in restored["arrays"].items()}, restored["meta"]
 
 
+def _gnugo_installed() -> bool:
+    from gojax.alphazero._evaluation import gnugo_available
+
+    return gnugo_available()
+
+
 def test_kill_and_resume(tmp_path):
     run_dir = tmp_path / "run"
     args = [sys.executable, str(ROOT / "experiments" / "train.py"), *TINY, "--run-dir", str(run_dir)]
@@ -353,8 +359,18 @@ def test_kill_and_resume(tmp_path):
     )
 
     target = saved_step + 3
+    # The resumed run also plays its final games against GNU Go (when installed, as in CI).
     second = subprocess.run(
-        [*args, "--resume", "--max-iterations", str(target), "--checkpoint-every", "100"],
+        [
+            *args,
+            "--resume",
+            "--max-iterations",
+            str(target),
+            "--checkpoint-every",
+            "100",
+            "--gnugo-games",
+            "2",
+        ],
         env=_env(tmp_path),
         capture_output=True,
         text=True,
@@ -374,6 +390,15 @@ def test_kill_and_resume(tmp_path):
     with open(run_dir / "metrics.csv", newline="") as handle:
         rows = [r for r in csv.DictReader(handle) if r["kind"] == "train"]
     assert [int(r["iteration"]) for r in rows] == list(range(1, target + 1))
+    if _gnugo_installed():
+        with open(run_dir / "metrics.csv", newline="") as handle:
+            gnugo = [r for r in csv.DictReader(handle) if r["opponent"] == "gnugo_level1"]
+        assert len(gnugo) == 1 and gnugo[0]["kind"] == "eval", gnugo
+        row = gnugo[0]
+        assert int(row["games_played"]) == 2
+        assert int(row["wins"]) + int(row["losses"]) + int(row["draws"]) == 2
+        assert int(row["step"]) == counters["train_steps"] and int(row["iteration"]) == target
+        assert float(row["mean_length"]) > 0
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["iteration"] == target and summary["positions"] == target * 16
     assert not any(np.isnan(v).any() for v in final.values() if v.dtype.kind == "f")

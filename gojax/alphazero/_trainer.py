@@ -41,6 +41,7 @@ from typing import Any
 
 import jax
 
+from gojax.alphazero._run_io import eval_row
 from gojax.alphazero._run_state import TrainingRun
 from gojax.alphazero._train_config import TrainConfig
 
@@ -192,24 +193,7 @@ def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
     )
     run.meta["eval_time"] += time.perf_counter() - start
     name = f"gnugo_level{cfg.gnugo_level}"
-    lo, hi = result.score_interval
-    run.metrics.log(
-        {
-            "kind": "eval",
-            "opponent": name,
-            "step": run.meta["train_steps"],
-            "iteration": run.meta["iteration"],
-            "minutes": run.meta["elapsed"] / 60,
-            "games_played": result.num_games,
-            "wins": result.wins,
-            "losses": result.losses,
-            "draws": result.draws,
-            "score": result.score,
-            "score_lo": lo,
-            "score_hi": hi,
-            "elo": result.elo,
-        }
-    )
+    run.metrics.log(eval_row(name, result, run.meta))
     return {name: result}
 
 
