@@ -29,30 +29,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import gojax
+from gojax.players import sample_uniform
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def _sample(key, mask):
-    """A uniformly random legal action per game of ``bool[B, A]`` (one uniform number per game).
-
-    The ``pick``-th legal action, found in two short prefix sums instead of one
-    over all ``A`` actions (XLA's CPU prefix sum over 362 actions cost a fifth
-    of a 19x19 random-play step): the actions as a ``K x K`` square
-    (``K = ceil(sqrt(A))``), first the row holding it, then the column.
-    """
-    batch, actions = mask.shape
-    side = int(np.ceil(np.sqrt(actions)))
-    square = jnp.pad(mask, [(0, 0), (0, side * side - actions)]).reshape(batch, side, side).astype(jnp.int32)
-    per_row = jnp.sum(square, axis=-1)  # [B, K]
-    before_row = jnp.cumsum(per_row, axis=-1) - per_row  # legal actions in earlier rows
-    pick = jnp.floor(jax.random.uniform(key, (batch,)) * jnp.sum(per_row, axis=-1)).astype(jnp.int32)
-    row = jnp.sum(before_row <= pick[:, None], axis=-1) - 1  # last row starting at or before pick
-    # Rows without legal actions start where the next does: the last such row is the non-empty one.
-    local = pick - jnp.take_along_axis(before_row, row[:, None], axis=-1)[:, 0]
-    cells = jnp.take_along_axis(square, row[:, None, None], axis=1)[:, 0]  # [B, K]
-    col = jnp.argmax(jnp.cumsum(cells, axis=-1) > local[:, None], axis=-1)
-    return (row * side + col).astype(jnp.int32)
 
 
 def _state_bytes(state) -> int:
@@ -68,7 +47,7 @@ def gojax_runner(size: int, batch: int, steps: int):
     start = gojax.init(config)  # one game, broadcast into the finished ones
 
     def one(state, key):
-        state = step(state, _sample(key, legal(state)))
+        state = step(state, sample_uniform(key, legal(state)))
         done = state.done
         return jax.tree.map(
             lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f[None], s), state, start
@@ -91,7 +70,7 @@ def pgx_runner(size: int, batch: int, steps: int):
 
     def one(state, key):
         key_action, key_reset = jax.random.split(key)
-        state = step(state, _sample(key_action, state.legal_action_mask))
+        state = step(state, sample_uniform(key_action, state.legal_action_mask))
         done = state.terminated | state.truncated
         fresh = init(jax.random.split(key_reset, batch))
         return jax.tree.map(
@@ -157,14 +136,14 @@ def measure_features(size: int, batch: int, repeats: int, presets) -> list[dict]
     @jax.jit
     def advance(carry, key):
         state, history = carry
-        state = step(state, _sample(key, legal(state).at[:, -1].set(False)))
+        state = step(state, sample_uniform(key, legal(state).at[:, -1].set(False)))
         return (state, push(history, state)), None
 
     state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
     history = jax.vmap(functools.partial(features.history_init, config))(state)
     keys = jax.random.split(jax.random.PRNGKey(2), config.num_points // 2)
     (state, history), _ = jax.lax.scan(advance, (state, history), keys)
-    actions = _sample(jax.random.PRNGKey(3), legal(state))
+    actions = sample_uniform(jax.random.PRNGKey(3), legal(state))
     candidates = {
         "step": (lambda s, h: step(s, actions), "rules"),
         "legal_action_mask": (lambda s, h: legal(s), "rules"),

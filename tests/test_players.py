@@ -160,6 +160,30 @@ def test_sample_uniform_is_uniform_over_the_mask():
     assert counts[[1, 4, 9]].min() > 900  # 1000 expected each
 
 
+@pytest.mark.parametrize("size", [9, 19])
+def test_sample_uniform_on_a_batch_of_masks(size):
+    """Batched masks (one key for all): only True entries, each about equally
+    often, whatever rows of the internal square are empty."""
+    actions, draws = size * size + 1, 2000
+    rng = np.random.default_rng(size)
+    masks = rng.random((6, actions)) < np.array([0.02, 0.3, 0.9, 0.0, 0.5, 0.0])[:, None]
+    masks[3, -1] = True  # only the last entry (pass)
+    masks[4, : actions // 2] = False  # a long empty stretch first
+    masks[5, [0, actions - 1]] = True  # only the first and the last
+    sample = jax.jit(jax.vmap(P.sample_uniform, (0, None)))
+    picks = np.asarray(sample(keys(draws), jnp.asarray(masks)))  # [draws, 6]
+    assert picks.shape == (draws, 6) and picks.dtype == np.int32
+    for b in range(len(masks)):
+        counts = np.bincount(picks[:, b], minlength=actions)
+        assert not counts[~masks[b]].any(), f"mask {b}: sampled a False entry"
+        n = masks[b].sum()
+        expected = draws / n
+        chi2 = ((counts[masks[b]] - expected) ** 2 / expected).sum()
+        # Chi-square with n - 1 degrees of freedom, 6 standard deviations above its mean.
+        assert chi2 < (n - 1) + 6 * np.sqrt(2 * max(n - 1, 1)), (b, n, chi2)
+    assert int(P.sample_uniform(jax.random.PRNGKey(0), jnp.zeros(actions, bool))) == 0
+
+
 # --------------------------------------------------------------------------- random and heuristic
 
 

@@ -31,20 +31,37 @@ Player = Callable[[GoConfig, GoState, jax.Array], jax.Array]
 def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
     """A uniformly random index among the ``True`` entries of ``mask``.
 
-    One uniform number per call (no Gumbel noise per entry): the cumulative
-    count of ``mask`` is searched for ``floor(u * total)``.
+    One uniform number per mask (no Gumbel noise per entry): the
+    ``floor(u * total)``-th ``True`` entry, found with two short prefix sums
+    instead of one over all ``K`` entries (on a CPU a prefix sum over the 362
+    actions of 19x19 costs about as much as a fifth of a ``step``): the
+    entries laid out as a ``S x S`` square (``S = ceil(sqrt(K))``), first the
+    row holding it, then its column.
 
     Args:
       key: PRNG key.
-      mask: ``bool[K]``.
+      mask: ``bool[K]``, or ``bool[..., K]`` for several masks at once (one
+        key for all of them).
 
     Returns:
-      ``int32[]`` index of a ``True`` entry; ``0`` when ``mask`` is all
-      ``False`` (the caller decides what to do then).
+      ``int32[...]`` index of a ``True`` entry per mask; ``0`` where a mask
+      is all ``False`` (the caller decides what to do then).
     """
-    counts = jnp.cumsum(mask.astype(jnp.int32))
-    pick = jnp.floor(jax.random.uniform(key) * counts[-1]).astype(jnp.int32)
-    return jnp.argmax(counts > pick).astype(jnp.int32)
+    lead, size = mask.shape[:-1], mask.shape[-1]
+    side = int(np.ceil(np.sqrt(size)))
+    padding = [(0, 0)] * len(lead) + [(0, side * side - size)]
+    square = jnp.pad(mask.astype(jnp.int32), padding).reshape((*lead, side, side))
+    per_row = jnp.sum(square, axis=-1)  # [..., S]
+    before_row = jnp.cumsum(per_row, axis=-1) - per_row  # entries in earlier rows
+    total = jnp.sum(per_row, axis=-1)
+    pick = jnp.floor(jax.random.uniform(key, lead) * total).astype(jnp.int32)
+    # The last row starting at or before the pick: rows without entries start
+    # where the next one does, so that is the row holding it.
+    row = jnp.maximum(jnp.sum(before_row <= pick[..., None], axis=-1) - 1, 0)
+    local = pick - jnp.take_along_axis(before_row, row[..., None], axis=-1)[..., 0]
+    cells = jnp.take_along_axis(square, row[..., None, None], axis=-2)[..., 0, :]  # [..., S]
+    col = jnp.argmax(jnp.cumsum(cells, axis=-1) > local[..., None], axis=-1)
+    return jnp.where(total > 0, row * side + col, 0).astype(jnp.int32)
 
 
 @functools.cache
