@@ -184,6 +184,15 @@ def test_sample_uniform_on_a_batch_of_masks(size):
     assert int(P.sample_uniform(jax.random.PRNGKey(0), jnp.zeros(actions, bool))) == 0
 
 
+@pytest.mark.parametrize("actions", [82, 362])
+def test_sample_uniform_finds_a_lone_entry_anywhere(actions):
+    """A mask with one True entry gives that entry, wherever it sits in the
+    packed words (first and last bit of a word, the last word partly used)."""
+    masks = jnp.eye(actions, dtype=bool)  # row i: only entry i
+    picks = np.asarray(jax.jit(P.sample_uniform)(jax.random.PRNGKey(7), masks))
+    np.testing.assert_array_equal(picks, np.arange(actions))
+
+
 # --------------------------------------------------------------------------- random and heuristic
 
 
