@@ -92,20 +92,16 @@ def capture_repeats(config, history, special, colour, own, opponent, suicides, b
     chunk = _CHUNK
     (own_atari, own_labels), (opponent_atari, opponent_labels) = own, opponent
 
+    total = bb.count(special)
+
     def cond(loop):
-        remaining, _ = loop
-        return jnp.any(remaining != 0)
+        first, _ = loop
+        return jnp.any(first < total)
 
     def body(loop):
-        remaining, banned = loop
-        points, bits = [], []
-        for _ in range(chunk):
-            point = bb.lowest_point(remaining, size)
-            bit = bb.point_bits(point, size)
-            remaining = remaining & ~bit
-            points.append(point)
-            bits.append(bit)
-        points, bits = jnp.stack(points), jnp.stack(bits)
+        first, banned = loop
+        points = bb.select_points(special, first + jnp.arange(chunk))  # [K], -1 past the last
+        bits = jax.vmap(bb.point_bits, in_axes=(0, None))(points, size)  # [K, W]
         captured = captured_by(opponent_labels, opponent_atari, points)
         if config.suicide:
             suicidal = bb.any_set(bits & suicides)
@@ -122,6 +118,6 @@ def capture_repeats(config, history, special, colour, own, opponent, suicides, b
         counts = count + 1 - removed_count
         situations = base + keys[colour, jnp.maximum(points, 0)] - removed_keys
         hit = (points >= 0) & _history.contains(config, *history, situations, counts)
-        return remaining, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
+        return first + chunk, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
 
-    return jax.lax.while_loop(cond, body, (special, jnp.zeros_like(special)))[1]
+    return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]

@@ -43,8 +43,10 @@ __all__ = [
     "lowest_point",
     "neighbours",
     "num_words",
+    "pack",
     "point_bits",
     "scoped",
+    "select_points",
     "shift",
     "to_grid",
     "to_grid_np",
@@ -319,12 +321,17 @@ def to_grid(x: jax.Array, size: int) -> jax.Array:
 
 def from_grid(grid: jax.Array, size: int) -> jax.Array:
     """``uint32[..., W]`` from a boolean ``[..., N, N]`` grid."""
-    lead = grid.shape[:-2]
-    words = num_words(size)
-    flat = grid.reshape((*lead, size * size)).astype(jnp.uint32)
-    flat = jnp.pad(flat, [(0, 0)] * len(lead) + [(0, words * WORD_BITS - size * size)])
-    flat = flat.reshape((*lead, words, WORD_BITS)) << jnp.arange(WORD_BITS, dtype=jnp.uint32)
-    return jnp.sum(flat, axis=-1, dtype=jnp.uint32)
+    return pack(grid.reshape((*grid.shape[:-2], size * size)))
+
+
+def pack(flags: jax.Array) -> jax.Array:
+    """``bool[..., K]`` packed into ``uint32[..., ceil(K / 32)]``: entry ``k`` is
+    bit ``k % 32`` of word ``k // 32`` (a bitboard when ``K = P``)."""
+    lead, length = flags.shape[:-1], flags.shape[-1]
+    words = -(-length // WORD_BITS)
+    padded = jnp.pad(flags.astype(jnp.uint32), [(0, 0)] * len(lead) + [(0, words * WORD_BITS - length)])
+    shifted = padded.reshape((*lead, words, WORD_BITS)) << jnp.arange(WORD_BITS, dtype=jnp.uint32)
+    return jnp.sum(shifted, axis=-1, dtype=jnp.uint32)
 
 
 def lowest_point(x: jax.Array, size: int) -> jax.Array:
@@ -335,6 +342,44 @@ def lowest_point(x: jax.Array, size: int) -> jax.Array:
     word = x[word_index]
     bit = jax.lax.population_count((word & (~word + jnp.uint32(1))) - jnp.uint32(1))
     return jnp.where(jnp.any(nonzero), word_index * WORD_BITS + bit.astype(word_index.dtype), -1)
+
+
+def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
+    """Index of the ``ranks[k]``-th set point (from 0, in index order) of ``x``.
+
+    All ranks at once, with no loop: the word holding each is found from the
+    words' popcounts, the bit inside it from the popcounts of the word's
+    prefixes. The computation ends in reductions, so XLA keeps it in its own
+    fusions instead of copying it into every consumer.
+
+    Args:
+      x: ``uint32[..., W]`` sets of points.
+      ranks: ``int32[..., K]`` (broadcast with ``x[..., :1]``).
+
+    Returns:
+      ``int32[..., K]``: the point, or -1 where ``x`` has no more than
+      ``ranks[k]`` points (or ``ranks[k] < 0``).
+    """
+    counts = jax.lax.population_count(x).astype(jnp.int32)  # [..., W]
+    starts, start = [], jnp.zeros_like(counts[..., 0])
+    for w in range(x.shape[-1]):
+        starts.append(start)
+        start = start + counts[..., w]
+    starts = jnp.stack(starts, axis=-1)[..., None, :]  # [..., 1, W] points in earlier words
+    ranks = jnp.asarray(ranks, jnp.int32)[..., None]  # [..., K, 1]
+    # The last word starting at or before the rank (empty words start where
+    # the next one does), its word and the rank inside it.
+    word_index = jnp.sum(starts[..., 1:] <= ranks, axis=-1)  # [..., K]
+    here = jnp.arange(x.shape[-1]) == word_index[..., None]  # [..., K, W]
+    word = jnp.sum(jnp.where(here, x[..., None, :], jnp.uint32(0)), axis=-1, dtype=jnp.uint32)
+    rank = ranks[..., 0] - jnp.sum(jnp.where(here, starts, 0), axis=-1)
+    # Its rank-th set bit sits at b: exactly the prefixes [0, j], j < b, hold
+    # at most ``rank`` set bits.
+    prefixes = (jnp.uint32(2) << jnp.arange(WORD_BITS, dtype=jnp.uint32)) - jnp.uint32(1)
+    within = jax.lax.population_count(word[..., None] & prefixes).astype(jnp.int32)
+    bit = jnp.sum(within <= rank[..., None], axis=-1)
+    found = (ranks[..., 0] >= 0) & (ranks[..., 0] < start[..., None])
+    return jnp.where(found, word_index * WORD_BITS + bit, -1).astype(jnp.int32)
 
 
 @scoped

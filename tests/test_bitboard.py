@@ -59,6 +59,7 @@ def _ops(size):
             bb.key_sum(x, colour, size),
             bb.count(x),
             bb.any_set(x),
+            bb.select_points(x, jnp.arange(-1, size * size + 1)),
         )
 
     return {
@@ -138,10 +139,17 @@ def test_points_keys_and_counts(size):
     rng = np.random.default_rng(300 + size)
     grids = _random_grids(rng, size, (16,), 0.1)
     grids[0] = False
-    words = jnp.asarray(bb.from_grid_np(grids, size))
     colours = rng.integers(0, 2, 16)
-    first, keys, counts, any_set = (np.asarray(x) for x in _ops(size)["singles"](words, jnp.asarray(colours)))
+    grids[1] = True
+    words = jnp.asarray(bb.from_grid_np(grids, size))
+    singles = _ops(size)["singles"](words, jnp.asarray(colours))
+    first, keys, counts, any_set, selected = (np.asarray(x) for x in singles)
     flat = grids.reshape(16, -1)
+    # select_points at ranks -1 .. P: the rank-th set point, -1 outside [0, count).
+    for board, points in zip(flat, selected, strict=True):
+        expected = np.full(size * size + 2, -1)
+        expected[1 : 1 + board.sum()] = np.flatnonzero(board)
+        np.testing.assert_array_equal(points, expected)
     expected_first = np.where(flat.any(1), flat.argmax(1), -1)
     np.testing.assert_array_equal(first, expected_first)
     np.testing.assert_array_equal(counts, flat.sum(1))

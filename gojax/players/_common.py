@@ -34,9 +34,10 @@ def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
     One uniform number per mask (no Gumbel noise per entry): the
     ``floor(u * total)``-th ``True`` entry. The mask is packed into 32-bit
     words, the word holding that entry is found from the words' popcounts
-    and the entry inside it from the popcounts of its prefixes - a few
-    fused operations on ``K`` bits, where a prefix sum over all
-    ``K`` entries costs a CPU as much as a fifth of a 19x19 ``step``.
+    and the entry inside it from the popcounts of its prefixes
+    (:func:`gojax._bitboard.select_points`) - a few fused operations on ``K``
+    bits, where a prefix sum over all ``K`` entries costs a CPU as much as a
+    fifth of a 19x19 ``step``.
 
     Args:
       key: PRNG key.
@@ -47,32 +48,10 @@ def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
       ``int32[...]`` index of a ``True`` entry per mask; ``0`` where a mask
       is all ``False`` (the caller decides what to do then).
     """
-    lead, size = mask.shape[:-1], mask.shape[-1]
-    num_words = -(-size // bb.WORD_BITS)
-    padding = [(0, 0)] * len(lead) + [(0, num_words * bb.WORD_BITS - size)]
-    bits = jnp.pad(mask, padding).reshape((*lead, num_words, bb.WORD_BITS)).astype(jnp.uint32)
-    words = jnp.sum(bits << jnp.arange(bb.WORD_BITS, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
-    counts = jax.lax.population_count(words).astype(jnp.int32)  # [..., Kw]
-    total = jnp.sum(counts, axis=-1)
-    pick = jnp.floor(jax.random.uniform(key, lead) * total).astype(jnp.int32)
-    # The word holding the pick: the last one starting at or before it
-    # (empty words start where the next one does).
-    starts, start = [], jnp.zeros_like(pick)
-    for w in range(num_words):
-        starts.append(start)
-        start = start + counts[..., w]
-    starts = jnp.stack(starts, axis=-1)  # [..., Kw] entries in earlier words
-    word_index = jnp.sum(starts[..., 1:] <= pick[..., None], axis=-1)
-    here = jnp.arange(num_words) == word_index[..., None]
-    word = jnp.sum(jnp.where(here, words, jnp.uint32(0)), axis=-1, dtype=jnp.uint32)
-    rank = pick - jnp.sum(jnp.where(here, starts, 0), axis=-1)
-    # Its rank-th set bit sits at b: exactly the b prefixes [0, j], j < b,
-    # hold at most rank set bits. Ending in reductions keeps XLA from copying
-    # this chain of cheap operations into every fusion that reads the action.
-    prefixes = (jnp.uint32(2) << jnp.arange(bb.WORD_BITS, dtype=jnp.uint32)) - jnp.uint32(1)
-    within = jax.lax.population_count(word[..., None] & prefixes).astype(jnp.int32)
-    bit = jnp.sum(within <= rank[..., None], axis=-1)
-    return jnp.where(total > 0, word_index * bb.WORD_BITS + bit, 0).astype(jnp.int32)
+    words = bb.pack(mask)  # [..., ceil(K / 32)]
+    total = bb.count(words)
+    pick = jnp.floor(jax.random.uniform(key, mask.shape[:-1]) * total).astype(jnp.int32)
+    return jnp.maximum(bb.select_points(words, pick[..., None])[..., 0], 0)
 
 
 @functools.cache
