@@ -361,11 +361,11 @@ def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
       ``ranks[k]`` points (or ``ranks[k] < 0``).
     """
     counts = jax.lax.population_count(x).astype(jnp.int32)  # [..., W]
-    starts, start = [], jnp.zeros_like(counts[..., 0])
+    earlier, start = [], jnp.zeros_like(counts[..., 0])
     for w in range(x.shape[-1]):
-        starts.append(start)
+        earlier.append(start)
         start = start + counts[..., w]
-    starts = jnp.stack(starts, axis=-1)[..., None, :]  # [..., 1, W] points in earlier words
+    starts = jnp.stack(earlier, axis=-1)[..., None, :]  # [..., 1, W] points in earlier words
     ranks = jnp.asarray(ranks, jnp.int32)[..., None]  # [..., K, 1]
     # The last word starting at or before the rank (empty words start where
     # the next one does), its word and the rank inside it.
