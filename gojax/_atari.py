@@ -80,14 +80,17 @@ def captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.A
 
 
 @bb.scoped
-def capture_repeats(config, history, special, colour, own, opponent, suicides, base, count):
+def capture_repeats(config, history, special, colour, own, opponent, suicides, base, counts):
     """Points of ``special`` (capturing or suicidal moves) that would recreate a
     recorded situation, tested ``_CHUNK`` at a time: ``uint32[W]``.
 
     ``own`` and ``opponent`` are ``(atari, labels)`` pairs: the stones in atari
-    and their liberties' bit planes (see :attr:`GoState.atari_liberty`).
+    and their liberties' bit planes (see :attr:`GoState.atari_liberty`);
+    ``counts`` is ``(count, white)``: the stones on the board and the white
+    ones among them.
     """
     size = config.size
+    count, white = counts
     keys = jnp.asarray(_zobrist.tables(size).points)
     chunk = _CHUNK
     (own_atari, own_labels), (opponent_atari, opponent_labels) = own, opponent
@@ -107,17 +110,19 @@ def capture_repeats(config, history, special, colour, own, opponent, suicides, b
             suicidal = bb.any_set(bits & suicides)
             lost = captured_by(own_labels, own_atari, jnp.where(suicidal, points, -1))
             lost = lost | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
-            removed_count = bb.count(captured) + bb.count(lost)
+            captured_count, lost_count = bb.count(captured), bb.count(lost)
             removed_keys = bb.key_sum(
                 jnp.stack([captured, lost]), jnp.stack([1 - colour, colour])[:, None], size
             )
             removed_keys = removed_keys[0] + removed_keys[1]
         else:
-            removed_count = bb.count(captured)
+            captured_count, lost_count = bb.count(captured), 0
             removed_keys = bb.key_sum(captured, 1 - colour, size)
-        counts = count + 1 - removed_count
+        new_counts = count + 1 - captured_count - lost_count
+        # White places a stone and loses ``lost``; black removes ``captured`` white ones.
+        new_whites = white + jnp.where(colour == 1, 1 - lost_count, -captured_count)
         situations = base + keys[colour, jnp.maximum(points, 0)] - removed_keys
-        hit = (points >= 0) & _history.contains(config, *history, situations, counts)
+        hit = (points >= 0) & _history.contains(config, *history, situations, new_counts, new_whites)
         return first + chunk, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
 
     return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]

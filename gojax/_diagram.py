@@ -165,7 +165,10 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
             entry = entry + _zobrist.tables(size).side[turn]
         situation = jnp.asarray((entry % (1 << 32)).astype(np.uint32))
         count = jnp.int32(np.count_nonzero(grid))
-        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), situation, count)
+        white = jnp.int32(np.count_nonzero(grid == WHITE))
+        history, head, prev = _history.record(
+            config, history, head, prev, jnp.int32(0), situation, count, white
+        )
     return state.replace(
         stones=bitboards([grid == BLACK, grid == WHITE]),
         atari=bitboards([(grid == BLACK) & in_atari, (grid == WHITE) & in_atari]),

@@ -1,18 +1,21 @@
-"""The position history that superko needs, as hash lists bucketed by stone count.
+"""The position history that superko needs, as hash lists bucketed by stone counts.
 
-A move can only recreate an earlier position that has the same number of
-stones as the position it makes. So each recorded position hash is linked
-into a list of the positions whose stone count is the same modulo
-``C = min(128, P + 1)`` and whose hash has the same ``log2 S`` low bits (of
-its second word): ``M = C * S`` buckets, ``head[b]`` the newest entry of
-bucket ``b`` and ``prev[j]`` the next older one. Testing a move against the
-history walks one short list instead of comparing against all ``H`` entries,
-and testing every plain (non-capturing) move at once walks the ``S`` lists of
-stone count ``count + 1`` side by side.
+A move can only recreate an earlier position that has as many black and as
+many white stones as the position it makes. So each recorded position hash
+is linked into the list of the positions with the same stone count modulo
+``C = min(128, P + 1)`` and the same number of white stones modulo ``S``:
+``M = C * S`` buckets, ``head[b]`` the newest entry of bucket ``b`` and
+``prev[j]`` the next older one. Both numbers are known for every candidate
+move before its hash is (a stone placed without capture adds one to the
+count, and one to the white stones if it is white), so testing a move walks
+one short list instead of comparing against all ``H`` entries, and every
+plain (non-capturing) move is tested at once by walking the one list of the
+positions such a move could recreate.
 
-Under ``vmap`` a walk runs as many steps as the longest list in the batch, so
-up to 13x13 the lists are split by hash (``S = 4``); 19x19 keeps ``S = 1`` to
-stay under 8 KB: 5,784 bytes of hashes, 1,446 of links and 256 of heads.
+Under ``vmap`` a walk runs as many steps as the longest list in the batch:
+splitting the lists by white stones shortens them. Up to 13x13 ``S = 4``;
+larger boards keep one list per count (``S = 1``; on 19x19 two lists were
+no faster): 5,784 bytes of hashes, 1,446 of links and 256 of heads.
 """
 
 from __future__ import annotations
@@ -28,30 +31,31 @@ from gojax._types import GoConfig
 __all__ = ["contains", "empty", "num_buckets", "plain_repeats", "record"]
 
 _MAX_COUNT_CLASSES = 128
-# Boards up to this size split each stone count's list in _HASH_SPLIT by hash.
+# Boards up to this size split each stone count's list in _WHITE_SPLIT by the
+# number of white stones.
 _MAX_SPLIT_SIZE = 13
-_HASH_SPLIT = 4
+_WHITE_SPLIT = 4
 
 
 def _count_classes(config: GoConfig) -> int:
     return min(_MAX_COUNT_CLASSES, config.num_points + 1)
 
 
-def hash_split(config: GoConfig) -> int:
-    """``S``: lists per stone count, split by the low bits of the hash."""
-    return _HASH_SPLIT if config.size <= _MAX_SPLIT_SIZE else 1
+def white_split(config: GoConfig) -> int:
+    """``S``: lists per stone count, split by the number of white stones."""
+    return _WHITE_SPLIT if config.size <= _MAX_SPLIT_SIZE else 1
 
 
 def num_buckets(config: GoConfig) -> int:
     """``M = C * S``: number of buckets (0 under the simple ko rule)."""
-    return _count_classes(config) * hash_split(config) if config.history_length else 0
+    return _count_classes(config) * white_split(config) if config.history_length else 0
 
 
-def bucket_of(config: GoConfig, count, situation):
-    """Bucket of a ``count``-stone position whose history entry is ``situation``
-    (``uint32[..., 2]``): works on NumPy and JAX arrays alike."""
-    split = hash_split(config)
-    return (count % _count_classes(config)) * split + (situation[..., 1] % split).astype(count.dtype)
+def bucket_of(config: GoConfig, count, white):
+    """Bucket of positions with ``count`` stones, ``white`` of them white:
+    works on NumPy and JAX integers alike."""
+    split = white_split(config)
+    return (count % _count_classes(config)) * split + white % split
 
 
 def empty(config: GoConfig) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -64,8 +68,9 @@ def empty(config: GoConfig) -> tuple[jax.Array, jax.Array, jax.Array]:
 
 
 @bb.scoped
-def record(config, history, head, prev, index, situation, count, store=True, link=True):
-    """Stores ``situation`` (``uint32[2]``) of a ``count``-stone position as entry ``index``.
+def record(config, history, head, prev, index, situation, count, white, store=True, link=True):
+    """Stores ``situation`` (``uint32[2]``) of a position with ``count`` stones,
+    ``white`` of them white, as entry ``index``.
 
     ``store`` and ``link`` (``bool[]``) make the write conditional without
     touching the rest of the arrays: when ``store`` is false nothing changes;
@@ -74,7 +79,7 @@ def record(config, history, head, prev, index, situation, count, store=True, lin
     updated in place instead of being copied every move.
     """
     length, buckets = config.history_length, num_buckets(config)
-    bucket = bucket_of(config, jnp.asarray(count, jnp.int32), situation)
+    bucket = bucket_of(config, jnp.asarray(count, jnp.int32), jnp.asarray(white, jnp.int32))
     link = jnp.logical_and(store, link)
     prev = prev.at[jnp.where(link, index, length)].set(head[bucket], mode="drop")
     head = head.at[jnp.where(link, bucket, buckets)].set(jnp.asarray(index).astype(jnp.int16), mode="drop")
@@ -101,39 +106,37 @@ def _walk(head, prev, buckets, visit, carry):
 
 
 @bb.scoped
-def contains(config, history, head, prev, situations, counts):
-    """Whether each ``situations[k]`` (``uint32[K, 2]``) of a ``counts[k]``-stone
-    position is in the history: ``bool[K]``."""
+def contains(config, history, head, prev, situations, counts, whites):
+    """Whether each ``situations[k]`` (``uint32[K, 2]``) of a position with
+    ``counts[k]`` stones, ``whites[k]`` of them white, is in the history:
+    ``bool[K]``."""
 
     def visit(found, index, live):
         return found | (live & jnp.all(history[index] == situations, axis=-1))
 
-    buckets = bucket_of(config, counts, situations)
+    buckets = bucket_of(config, counts, whites)
     return _walk(head, prev, buckets, visit, jnp.zeros(counts.shape, jnp.bool_))
 
 
 @bb.scoped
-def plain_repeats(config, history, head, prev, base, count, colour):
+def plain_repeats(config, history, head, prev, base, count, white, colour):
     """Points where a stone of ``colour`` that captures nothing would recreate a
     recorded situation: ``uint32[W]`` bitboard.
 
-    Such a move makes ``base + key[colour, p]`` with ``count + 1`` stones; an
-    entry of that bucket matches iff its difference from ``base`` is a key,
-    and the key's low bits name the point.
+    Such a move makes ``base + key[colour, p]`` with ``count + 1`` stones,
+    ``white + colour`` of them white: one bucket. An entry of it
+    matches iff its difference from ``base`` is a key, and the key's low bits
+    name the point.
     """
     tables = _zobrist.tables(config.size)
     keys, inverse = jnp.asarray(tables.points), jnp.asarray(tables.inverse)
     mask = np.uint32((1 << _zobrist.INDEX_BITS) - 1)
 
-    def visit(banned, index, live):  # index, live: [S]
-        difference = history[index] - base  # [S, 2]
+    def visit(banned, index, live):  # index, live: [1]
+        difference = history[index] - base  # [1, 2]
         point = inverse[colour, (difference[:, 0] & mask).astype(jnp.int32)].astype(jnp.int32)
         hit = live & (point >= 0) & jnp.all(keys[colour, jnp.maximum(point, 0)] == difference, axis=-1)
-        bits = jax.vmap(bb.point_bits, in_axes=(0, None))(point, config.size)
-        return banned | jnp.where(hit[:, None], bits, jnp.uint32(0))
+        return banned | jnp.where(hit[0], bb.point_bits(point[0], config.size), jnp.uint32(0))
 
-    # Every list of stone count ``count + 1`` (one per low-bit class of the hash).
-    split = hash_split(config)
-    buckets = ((count + 1) % _count_classes(config)) * split + jnp.arange(split)
-    banned = _walk(head, prev, buckets, visit, jnp.zeros((split, bb.num_words(config.size)), jnp.uint32))
-    return jax.lax.reduce(banned, jnp.uint32(0), jax.lax.bitwise_or, (0,))
+    bucket = bucket_of(config, count + 1, white + colour)
+    return _walk(head, prev, bucket[None], visit, jnp.zeros((bb.num_words(config.size),), jnp.uint32))

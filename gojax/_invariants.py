@@ -104,7 +104,7 @@ def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> 
     return bb.from_grid_np(planes, config.size)
 
 
-def _bucket_problem(config, history, heads, links, move, count) -> str | None:
+def _bucket_problem(config, history, heads, links, move, count, white) -> str | None:
     """What is wrong with one game's bucket lists, or None."""
     seen: set[int] = set()
     for head in heads:
@@ -118,13 +118,13 @@ def _bucket_problem(config, history, heads, links, move, count) -> str | None:
     for entry in range(int(move) + 1):
         if entry not in seen and tuple(history[entry]) not in linked:
             return f"history entry {entry} is neither linked nor a repeat of a linked one"
-    bucket = int(_history.bucket_of(config, np.int64(count), history[move]))
+    bucket = int(_history.bucket_of(config, np.int64(count), np.int64(white)))
     entry = int(heads[bucket])
     while entry >= 0:
         if np.array_equal(history[entry], history[move]):
             return None
         entry = int(links[entry])
-    return "the current position is not in the bucket of its stone count and hash"
+    return "the current position is not in the bucket of its stone counts"
 
 
 def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
@@ -210,9 +210,10 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         if config.ko_rule != "simple":
             heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
             counts = (flat_boards > 0).sum(axis=1)
+            whites = (flat_boards == 2).sum(axis=1)
             for game in range(len(move)):
                 problem = _bucket_problem(
-                    config, history[game], heads[game], links[game], move[game], counts[game]
+                    config, history[game], heads[game], links[game], move[game], counts[game], whites[game]
                 )
                 if problem:
                     problems.append(f"game {game}: {problem}")

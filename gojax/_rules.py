@@ -37,7 +37,9 @@ def init(config: GoConfig) -> GoState:
     history, head, prev = _history.empty(config)
     if config.history_length:
         start = _situation_key(config, jnp.int32(0))
-        history, head, prev = _history.record(config, history, head, prev, jnp.int32(0), start, jnp.int32(0))
+        history, head, prev = _history.record(
+            config, history, head, prev, jnp.int32(0), start, jnp.int32(0), jnp.int32(0)
+        )
     return GoState(
         stones=jnp.zeros((2, words), jnp.uint32),
         atari=jnp.zeros((2, words), jnp.uint32),
@@ -173,13 +175,15 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
     removed_keys = bb.key_sum(jnp.stack([captured, removed_own]), jnp.stack([1 - colour, colour]), size)
     new_hash = state.hash + place_key - removed_keys[0] - removed_keys[1]
     situation = new_hash + _situation_key(config, 1 - colour)
-    new_count = bb.count(new_own) + bb.count(new_opponent)
+    own_count, opponent_count = bb.count(new_own), bb.count(new_opponent)
+    new_count = own_count + opponent_count
+    new_white = jnp.where(colour == 0, opponent_count, own_count)
 
     if config.ko_rule == "simple":
         repeats = point == state.ko_point
     else:
         recorded = (state.history, state.history_head, state.history_prev)
-        repeats = _history.contains(config, *recorded, situation[None], new_count[None])[0]
+        repeats = _history.contains(config, *recorded, situation[None], new_count[None], new_white[None])[0]
     legal = in_range & (is_pass | (~occupied & ~repeats & (config.suicide | ~suicide)))
 
     # Atari bookkeeping: only chains touching the move, or touching removed
@@ -240,7 +244,16 @@ def step(config: GoConfig, state: GoState, action: jax.Array) -> GoState:
         # linked into a bucket, which holds that position already.
         linked = ~is_pass if config.ko_rule == "positional" else jnp.bool_(True)
         history, head, prev = _history.record(
-            config, history, head, prev, move_number, situation, new_count, legal & ~state.done, linked
+            config,
+            history,
+            head,
+            prev,
+            move_number,
+            situation,
+            new_count,
+            new_white,
+            legal & ~state.done,
+            linked,
         )
     played = GoState(
         stones=_by_colour(colour, new_own, new_opponent),
@@ -326,9 +339,10 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
         history = (state.history, state.history_head, state.history_prev)
         base = state.hash + _situation_key(config, 1 - colour)
         count = bb.count(own | opponent)
+        white = bb.count(state.stones[1])
         special = (captures | suicides) if config.suicide else captures
         plain = legal & ~special
-        banned = plain & _history.plain_repeats(config, *history, base, count, colour)
+        banned = plain & _history.plain_repeats(config, *history, base, count, white, colour)
         if config.liberty_label_planes:
             _, own_labels, opponent_labels = _own_and_opponent(state, state.atari_liberty)
         else:
@@ -343,7 +357,7 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
             (opponent_atari, opponent_labels),
             suicides,
             base,
-            count,
+            (count, white),
         )
         legal = legal & ~banned
     return jnp.concatenate([bb.to_points(legal, size), jnp.ones((1,), jnp.bool_)])

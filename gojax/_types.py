@@ -156,8 +156,8 @@ class GoState:
         are zero. Under the situational rule each entry also encodes the
         player to move.
       history_head: ``int16[M]`` newest history entry per bucket (stone count
-        and hash bits, see ``gojax._history``), -1 if none; ``M = 0`` under
-        simple ko.
+        and white stones, see ``gojax._history``), -1 if none; ``M = 0``
+        under simple ko.
       history_prev: ``int16[H]`` next older entry in the same bucket, or -1.
       move_number: ``int32[]`` moves played, passes included.
       passes: ``int8[]`` consecutive passes just played.
