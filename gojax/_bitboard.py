@@ -349,16 +349,18 @@ def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
 
     All ranks at once, with no loop: the word holding each is found from the
     words' popcounts, the bit inside it from the popcounts of the word's
-    prefixes. The computation ends in reductions, so XLA keeps it in its own
-    fusions instead of copying it into every consumer.
+    prefixes. The result is read off reductions only, so XLA keeps this in
+    fusions of its own instead of copying the arithmetic on ``ranks`` into
+    every consumer (a sampled action feeds most of ``step``).
 
     Args:
       x: ``uint32[..., W]`` sets of points.
-      ranks: ``int32[..., K]`` (broadcast with ``x[..., :1]``).
+      ranks: ``int32[..., K]`` (broadcast with ``x[..., :1]``); a negative
+        rank reads as 0.
 
     Returns:
       ``int32[..., K]``: the point, or -1 where ``x`` has no more than
-      ``ranks[k]`` points (or ``ranks[k] < 0``).
+      ``ranks[k]`` points.
     """
     counts = jax.lax.population_count(x).astype(jnp.int32)  # [..., W]
     earlier, start = [], jnp.zeros_like(counts[..., 0])
@@ -366,20 +368,19 @@ def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
         earlier.append(start)
         start = start + counts[..., w]
     starts = jnp.stack(earlier, axis=-1)[..., None, :]  # [..., 1, W] points in earlier words
-    ranks = jnp.asarray(ranks, jnp.int32)[..., None]  # [..., K, 1]
+    ranks = jnp.maximum(jnp.asarray(ranks, jnp.int32), 0)[..., None]  # [..., K, 1]
     # The last word starting at or before the rank (empty words start where
     # the next one does), its word and the rank inside it.
     word_index = jnp.sum(starts[..., 1:] <= ranks, axis=-1)  # [..., K]
     here = jnp.arange(x.shape[-1]) == word_index[..., None]  # [..., K, W]
     word = jnp.sum(jnp.where(here, x[..., None, :], jnp.uint32(0)), axis=-1, dtype=jnp.uint32)
-    rank = ranks[..., 0] - jnp.sum(jnp.where(here, starts, 0), axis=-1)
+    rank = jnp.sum(jnp.where(here, ranks - starts, 0), axis=-1)
     # Its rank-th set bit sits at b: exactly the prefixes [0, j], j < b, hold
-    # at most ``rank`` set bits.
+    # at most ``rank`` set bits - all 32 of them when the word holds no more.
     prefixes = (jnp.uint32(2) << jnp.arange(WORD_BITS, dtype=jnp.uint32)) - jnp.uint32(1)
     within = jax.lax.population_count(word[..., None] & prefixes).astype(jnp.int32)
     bit = jnp.sum(within <= rank[..., None], axis=-1)
-    found = (ranks[..., 0] >= 0) & (ranks[..., 0] < start[..., None])
-    return jnp.where(found, word_index * WORD_BITS + bit, -1).astype(jnp.int32)
+    return jnp.where(bit < WORD_BITS, word_index * WORD_BITS + bit, -1).astype(jnp.int32)
 
 
 @scoped

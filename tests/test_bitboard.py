@@ -145,10 +145,12 @@ def test_points_keys_and_counts(size):
     singles = _ops(size)["singles"](words, jnp.asarray(colours))
     first, keys, counts, any_set, selected = (np.asarray(x) for x in singles)
     flat = grids.reshape(16, -1)
-    # select_points at ranks -1 .. P: the rank-th set point, -1 outside [0, count).
+    # select_points at ranks -1 .. P: the rank-th set point, -1 past the last
+    # (rank -1 reads as 0).
     for board, points in zip(flat, selected, strict=True):
         expected = np.full(size * size + 2, -1)
         expected[1 : 1 + board.sum()] = np.flatnonzero(board)
+        expected[0] = expected[1]
         np.testing.assert_array_equal(points, expected)
     expected_first = np.where(flat.any(1), flat.argmax(1), -1)
     np.testing.assert_array_equal(first, expected_first)
