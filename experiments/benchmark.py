@@ -43,15 +43,11 @@ def gojax_runner(size: int, batch: int, steps: int):
     config = gojax.GoConfig(size=size)
     step = jax.vmap(functools.partial(gojax.step, config))
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
+    reset = jax.vmap(functools.partial(gojax.reset_if_done, config))
     fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
-    start = gojax.init(config)  # one game, broadcast into the finished ones
 
     def one(state, key):
-        state = step(state, sample_uniform(key, legal(state)))
-        done = state.done
-        return jax.tree.map(
-            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f[None], s), state, start
-        )
+        return reset(step(state, sample_uniform(key, legal(state))))
 
     @jax.jit
     def run(state, key):

@@ -71,6 +71,7 @@ def gojax_runner(args):
     graphdef, variables = _network(args, args.size, az.BASIC_NUM_CHANNELS)
     fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(args.batch))
     step = jax.vmap(functools.partial(gojax.step, config))
+    reset = jax.vmap(functools.partial(gojax.reset_if_done, config))
     search = functools.partial(
         az.search,
         config,
@@ -82,11 +83,7 @@ def gojax_runner(args):
 
     def one(states, key):
         out = search(variables, states, key)
-        states = step(states, out.action)
-        done = states.done
-        return jax.tree.map(
-            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f, s), states, fresh
-        ), None
+        return reset(step(states, out.action)), None
 
     @jax.jit
     def run(states, key):

@@ -1,4 +1,4 @@
-"""Batched random self-play on the CPU (or any JAX device): the README's first command.
+"""Batched random self-play on the CPU (or any JAX device), with nothing but JAX installed.
 
 Plays thousands of games of uniformly random *legal* moves (full default rules:
 positional superko in the legal mask) in one jitted ``lax.scan`` with
@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 import gojax
+from gojax.players import sample_uniform
 
 
 def make_runner(config: gojax.GoConfig, batch: int, chunk: int):
@@ -26,15 +27,11 @@ def make_runner(config: gojax.GoConfig, batch: int, chunk: int):
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
     fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
     winner = jax.vmap(functools.partial(gojax.winner, config))
+    reset = jax.vmap(functools.partial(gojax.reset_if_done, config))
 
     def one_move(carry, key):
         state, finished, black_wins, shown = carry
-        mask = legal(state)
-        # A uniformly random legal move: one uniform number per game.
-        legal_so_far = jnp.cumsum(mask, axis=-1)
-        pick = jnp.floor(jax.random.uniform(key, (batch,)) * legal_so_far[:, -1]).astype(legal_so_far.dtype)
-        actions = jnp.argmax(legal_so_far > pick[:, None], axis=-1)
-        state = step(state, actions)
+        state = step(state, sample_uniform(key, legal(state)))  # a uniformly random legal move
         done = state.done
         finished = finished + jnp.sum(done)
         # Score only finished games: the others are scored on an empty board,
@@ -42,12 +39,7 @@ def make_runner(config: gojax.GoConfig, batch: int, chunk: int):
         scored = state.replace(stones=jnp.where(done[:, None, None], state.stones, jnp.uint32(0)))
         black_wins = black_wins + jnp.sum(done & (winner(scored) == gojax.BLACK))
         shown = jax.tree.map(lambda s, new: jnp.where(done[0], new[0], s), shown, state)
-        state = jax.tree.map(
-            lambda new, start: jnp.where(done.reshape((-1,) + (1,) * (new.ndim - 1)), start, new),
-            state,
-            fresh,
-        )
-        return (state, finished, black_wins, shown), None
+        return (reset(state), finished, black_wins, shown), None
 
     @jax.jit
     def run(state, key, shown):

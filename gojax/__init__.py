@@ -13,7 +13,7 @@ Importing gojax does no JAX work.
 from gojax._coords import COLUMNS, from_gtp, to_gtp
 from gojax._diagram import from_ascii, from_board, parse_board, render
 from gojax._invariants import InvariantError, check_invariants
-from gojax._rules import board, init, legal_action_mask, resign, step, to_play
+from gojax._rules import board, init, legal_action_mask, reset_if_done, resign, step, to_play
 from gojax._scoring import area, rewards, score, winner
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 
@@ -55,6 +55,7 @@ __all__ = [
     "parse_board",
     "read_sgf",
     "render",
+    "reset_if_done",
     "resign",
     "rewards",
     "score",

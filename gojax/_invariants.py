@@ -31,8 +31,7 @@ class InvariantError(AssertionError):
 
 
 def _boards(config: GoConfig, stones: np.ndarray) -> np.ndarray:
-    grid = bb.to_grid_np(stones, config.size)
-    return (grid[:, 0] + 2 * grid[:, 1].astype(np.int8)).astype(np.int8)
+    return bb.board_np(stones, config.size)
 
 
 def chain_labels(boards: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from gojax import _atari, _history, _zobrist
 from gojax import _bitboard as bb
 from gojax._types import GoConfig, GoState
 
-__all__ = ["board", "init", "legal_action_mask", "resign", "step", "to_play"]
+__all__ = ["board", "init", "legal_action_mask", "reset_if_done", "resign", "step", "to_play"]
 
 
 def init(config: GoConfig) -> GoState:
@@ -303,6 +303,20 @@ def resign(config: GoConfig, state: GoState) -> GoState:
     del config
     resigned = state.replace(terminated=jnp.bool_(True), loser=(state.turn + 1).astype(jnp.int8))
     return jax.tree.map(lambda old, new: jnp.where(state.done, old, new), state, resigned)
+
+
+def reset_if_done(config: GoConfig, state: GoState) -> GoState:
+    """A new game (:func:`init`) in place of a finished one (terminated or
+    truncated); a game still running is returned unchanged.
+
+    ``jax.vmap`` it after ``step`` to keep a batch of games playing::
+
+        state = jax.vmap(functools.partial(gojax.reset_if_done, config))(step(state, actions))
+
+    Read what you need of the finished games (winner, score, records) before.
+    """
+    fresh = init(config)
+    return jax.tree.map(lambda old, new: jnp.where(state.done, new, old), state, fresh)
 
 
 @bb.scoped

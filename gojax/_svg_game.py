@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from gojax import _bitboard as bb
+from gojax._atomic import atomic_write
 from gojax._coords import COLUMNS
-from gojax._sgf_write import atomic_write
 from gojax._types import BLACK, EMPTY, WHITE, GoConfig
 
 __all__ = ["GameView", "game_view"]

@@ -32,6 +32,7 @@ CAPPED = gojax.GoConfig(size=7, max_moves=4)
 KO_RULES = (SIMPLE, POSITIONAL, SITUATIONAL)
 
 PASS = POSITIONAL.pass_action  # 49 on every 7x7 config
+GOSTATE_FIELDS = [field.name for field in dataclasses.fields(gojax.GoState)]
 
 _JITTED: dict = {}
 
@@ -682,6 +683,25 @@ def test_resignation():
     fresh = resign(gojax.init(config))
     assert int(fresh.loser) == gojax.BLACK
     np.testing.assert_array_equal(jitted("rewards", config)(fresh), [-1.0, 1.0])
+
+
+def test_reset_if_done_replaces_only_finished_games():
+    """Under vmap: terminated and truncated games become ``init``, a live game
+    (and a finished one's neighbour in the batch) stays as it is."""
+    config = POSITIONAL
+    live, _ = setup(config, SEKI)
+    terminated = play(config, play(config, live, PASS), PASS)
+    truncated = live.replace(truncated=jnp.bool_(True))
+    assert bool(terminated.terminated) and not bool(live.done)
+    batch = jax.tree.map(lambda *games: jnp.stack(games), live, terminated, truncated, live)
+    reset = jax.jit(jax.vmap(functools.partial(gojax.reset_if_done, config)))(batch)
+    fresh = gojax.init(config)
+    for index, expected in enumerate([live, fresh, fresh, live]):
+        game = jax.tree.map(lambda x, i=index: x[i], reset)
+        for name, got, want in zip(
+            GOSTATE_FIELDS, jax.tree.leaves(game), jax.tree.leaves(expected), strict=True
+        ):
+            np.testing.assert_array_equal(got, want, err_msg=f"game {index}: {name}")
 
 
 @pytest.mark.parametrize("action", [-1, PASS + 1, 1000, -50])

@@ -40,7 +40,6 @@ from gojax._atomic import atomic_write
 __all__ = [
     "MetricsLog",
     "TrainCheckpointer",
-    "atomic_write_text",
     "eval_row",
     "plot_learning_curve",
     "summarize_run",
@@ -48,11 +47,6 @@ __all__ = [
     "to_json",
     "write_sgf_samples",
 ]
-
-
-def atomic_write_text(path: str, text: str) -> None:
-    """Writes ``text`` (UTF-8) to ``path`` atomically (see :mod:`gojax._atomic`)."""
-    atomic_write(path, text)
 
 
 def _leaf_names(tree: Any) -> list[str]:
@@ -188,7 +182,7 @@ class MetricsLog:
         writer = csv.DictWriter(buffer, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(self.rows)
-        atomic_write_text(self.path, buffer.getvalue())
+        atomic_write(self.path, buffer.getvalue())
         if self._writer is not None:
             self._writer.flush()
 

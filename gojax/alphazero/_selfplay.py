@@ -48,7 +48,7 @@ from typing import Any, Literal
 import jax
 import jax.numpy as jnp
 
-from gojax._rules import init, step
+from gojax._rules import init, reset_if_done, step
 from gojax._scoring import score
 from gojax._types import GoConfig, GoState
 from gojax.alphazero._observe import Observation, basic_planes
@@ -210,26 +210,25 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
     after = jax.vmap(functools.partial(step, config))(games, action)
     ended = after.done
+    # Only the games that just ended are scored: the others' boards are
+    # cleared, so the Tromp-Taylor flood fill has nothing to do for them.
+    scored = after.replace(stones=jnp.where(ended[:, None, None], after.stones, jnp.zeros_like(after.stones)))
 
     # z of the position at ply j: the result for the colour to move there (black at even plies).
-    black_result = jax.vmap(functools.partial(result_for, config))(after, jnp.zeros((batch,), jnp.int32))
+    black_result = jax.vmap(functools.partial(result_for, config))(scored, jnp.zeros((batch,), jnp.int32))
     plies = jnp.arange(cap)
     sign = jnp.where(plies % 2 == 0, 1.0, -1.0)
     written = plies[None, :] <= ply[:, None]
     finish = ended[:, None] & written
     buffer = replay_finish(buffer, rows, black_result[:, None] * sign[None, :], finish)
 
-    fresh = _fresh_games(config, batch)
-    games = jax.tree.map(
-        lambda new, old: jnp.where(ended.reshape((batch,) + (1,) * (old.ndim - 1)), new, old), fresh, after
-    )
     actor = SelfPlayState(
-        games=games,
+        games=jax.vmap(functools.partial(reset_if_done, config))(after),
         rows=rows,
         moves=jnp.where(ended[:, None], jnp.int16(-1), moves),
         last_moves=jnp.where(ended[:, None], jnp.where(written, moves, jnp.int16(-1)), actor.last_moves),
         last_result=jnp.where(ended, black_result, actor.last_result),
-        last_score=jnp.where(ended, jax.vmap(functools.partial(score, config))(after), actor.last_score),
+        last_score=jnp.where(ended, jax.vmap(functools.partial(score, config))(scored), actor.last_score),
         last_truncated=jnp.where(ended, after.truncated, actor.last_truncated),
     )
     count = jnp.sum

@@ -55,10 +55,10 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
       ValueError: for inconsistent settings (batch not a multiple of the
         devices, a replay buffer smaller than ``batch * move cap``, ...).
     """
+    from gojax._atomic import atomic_write
     from gojax.alphazero import _network as net_lib
     from gojax.alphazero._checkpoint import save_checkpoint
     from gojax.alphazero._run_io import (
-        atomic_write_text,
         plot_learning_curve,
         summarize_run,
         to_json,
@@ -70,7 +70,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     # (orbax); only process 0 writes the other files, and evaluation is skipped (untested here).
     primary, single = jax.process_index() == 0, jax.process_count() == 1
     if primary:
-        atomic_write_text(os.path.join(cfg.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=1))
+        atomic_write(os.path.join(cfg.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=1))
     meta, budget = run.meta, cfg.minutes * 60.0
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
     bar = None
@@ -164,8 +164,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         ],
     }
     summary, text = summarize_run(title, meta, extra, run.metrics.rows, final)
-    atomic_write_text(os.path.join(cfg.run_dir, "summary.md"), text + "\n")
-    atomic_write_text(os.path.join(cfg.run_dir, "summary.json"), to_json(summary))
+    atomic_write(os.path.join(cfg.run_dir, "summary.md"), text + "\n")
+    atomic_write(os.path.join(cfg.run_dir, "summary.json"), to_json(summary))
     print(text)
     run.checkpointer.close()
     return summary
