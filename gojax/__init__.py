@@ -10,12 +10,12 @@ Every rule function works on one game and takes the static
 Importing gojax does no JAX work.
 """
 
-from gojax._coords import COLUMNS, from_gtp, to_gtp
-from gojax._diagram import from_ascii, from_board, parse_board, render
-from gojax._invariants import InvariantError, check_invariants
-from gojax._rules import board, init, legal_action_mask, reset_if_done, resign, step, to_play
-from gojax._scoring import area, rewards, score, winner
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._core.rules import board, init, legal_action_mask, reset_if_done, resign, step, to_play
+from gojax._core.scoring import area, rewards, score, winner
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._host.diagram import from_ascii, from_board, parse_board, render
+from gojax._host.invariants import InvariantError, check_invariants
+from gojax._host.vertices import COLUMNS, from_gtp, to_gtp
 
 # Submodules and their main names.
 # isort: split

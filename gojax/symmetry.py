@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._types import GoConfig
+from gojax._core.types import GoConfig
 
 __all__ = [
     "ANTI_TRANSPOSE",

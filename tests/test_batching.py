@@ -94,7 +94,7 @@ def test_library_does_no_jax_work_at_import():
     # Any JAX computation initialises a backend; importing gojax must not.
     code = (
         "from jax._src import xla_bridge\n"
-        "import gojax, gojax._rules, gojax._scoring, gojax._diagram, gojax._invariants\n"
+        "import gojax, gojax._core.rules, gojax._core.scoring, gojax._host.diagram, gojax._host.invariants\n"
         "assert not xla_bridge._backends, 'JAX work at import'\n"
         "print('ok')\n"
     )

@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from gojax import _bitboard as bb
-from gojax import _zobrist
+from gojax._core import bitboard as bb
+from gojax._core import zobrist as _zobrist
 
 SIZES = (2, 5, 6, 9, 13, 19, 25)
 REGIONS = 6

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import gojax
-from gojax import _dataset_build
 from gojax import dataset as ds
+from gojax.dataset import _build as _dataset_build
 
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
 

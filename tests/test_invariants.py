@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gojax
-from gojax._invariants import InvariantError
+from gojax._host.invariants import InvariantError
 
 CONFIG = gojax.GoConfig(size=5)
 POSITION = """
@@ -38,11 +38,11 @@ def _corrupt(state, field, change):
 def test_position_has_labelled_chains_in_atari(state):
     # In atari: black B5 (liberty A5) and D1 (liberty E1), white B4 (liberty C4).
     board = np.asarray(gojax.board(CONFIG, state))
-    atari = np.asarray(gojax._bitboard.to_grid(state.atari, 5))
+    atari = np.asarray(gojax._core.bitboard.to_grid(state.atari, 5))
     np.testing.assert_array_equal(np.argwhere(atari[0]), [[0, 1], [4, 3]])
     np.testing.assert_array_equal(np.argwhere(atari[1]), [[1, 1]])
     assert board[0, 1] == 1 and board[1, 1] == 2
-    labels = np.asarray(gojax._bitboard.to_grid(state.atari_liberty, 5))  # [2, L, N, N]
+    labels = np.asarray(gojax._core.bitboard.to_grid(state.atari_liberty, 5))  # [2, L, N, N]
     index = (labels * (1 << np.arange(5))[None, :, None, None]).sum(1)  # liberty index per stone
     assert index[0, 0, 1] == 0 * 5 + 0  # A5
     assert index[0, 4, 3] == 4 * 5 + 4  # E1
@@ -74,7 +74,7 @@ def test_each_corruption_is_reported(state, field, change, message):
 
 
 def test_with_atari_liberty_recomputes_the_labels(state):
-    from gojax._atari import with_atari_liberty
+    from gojax._core.atari import with_atari_liberty
 
     wiped = state.replace(atari_liberty=np.zeros_like(np.asarray(state.atari_liberty)))
     with pytest.raises(InvariantError, match="atari_liberty differs"):

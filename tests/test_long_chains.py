@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gojax
-from gojax import _bitboard as bb
+from gojax._core import bitboard as bb
 
 SIZE = 19
 CONFIG = gojax.GoConfig(size=SIZE)

@@ -65,7 +65,7 @@ def _events_runner(config: gojax.GoConfig):
 
 def _single_captured_point(before, after, size):
     gone = before.stones & ~after.stones
-    return jax.vmap(lambda g: jnp.maximum(gojax._bitboard.lowest_point(g[0] | g[1], size), -1))(gone)
+    return jax.vmap(lambda g: jnp.maximum(gojax._core.bitboard.lowest_point(g[0] | g[1], size), -1))(gone)
 
 
 CONFIGS = {

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import jax
 import numpy as np
 
-from gojax._types import GoConfig
+from gojax._core.types import GoConfig
 from gojax.alphazero._player import AlphaZeroPlayer
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
 from gojax.players.match import MatchResult, play_games, summarize_results

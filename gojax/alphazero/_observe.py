@@ -24,8 +24,8 @@ import jax
 import jax.numpy as jnp
 
 from gojax import features as F
-from gojax._rules import init
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import init
+from gojax._core.types import GoConfig, GoState
 
 __all__ = [
     "BASIC_CHANNELS",

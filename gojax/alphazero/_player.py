@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
-from gojax._types import GoConfig, GoState
+from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables
 from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._search import search

@@ -35,7 +35,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from gojax._atomic import atomic_write
+from gojax._host.atomic import atomic_write
 
 __all__ = [
     "MetricsLog",

@@ -48,9 +48,9 @@ from typing import Any, Literal
 import jax
 import jax.numpy as jnp
 
-from gojax._rules import init, reset_if_done, step
-from gojax._scoring import score
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import init, reset_if_done, step
+from gojax._core.scoring import score
+from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.alphazero._search import search

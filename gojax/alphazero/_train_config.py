@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
-from gojax._types import KoRule
+from gojax._core.types import KoRule
 
 __all__ = ["TrainConfig"]
 

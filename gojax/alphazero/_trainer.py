@@ -55,7 +55,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
       ValueError: for inconsistent settings (batch not a multiple of the
         devices, a replay buffer smaller than ``batch * move cap``, ...).
     """
-    from gojax._atomic import atomic_write
+    from gojax._host.atomic import atomic_write
     from gojax.alphazero import _network as net_lib
     from gojax.alphazero._checkpoint import save_checkpoint
     from gojax.alphazero._run_io import (

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax._types import GoConfig, GoState
+from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains, _ladder
 from gojax.features._board_history import BoardHistory
 

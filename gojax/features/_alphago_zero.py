@@ -31,8 +31,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
 
 __all__ = ["AGZ_CHANNELS", "AGZ_NUM_CHANNELS", "AlphaGoZeroChannels", "alphago_zero_planes"]

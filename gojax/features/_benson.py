@@ -56,8 +56,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
 from gojax.features._chains import _extend, _first_occurrence, _flat_labels, _neighbour_table
 
 __all__ = ["PassAlive", "pass_alive", "pass_alive_area"]

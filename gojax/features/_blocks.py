@@ -29,9 +29,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._rules import legal_action_mask
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.rules import legal_action_mask
+from gojax._core.types import GoConfig, GoState
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
 from gojax.features._chains import (
     _EMPTY,

@@ -19,7 +19,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from gojax._types import GoConfig, GoState
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["HISTORY_LENGTH", "BoardHistory", "history_init", "history_push"]
 

@@ -36,8 +36,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
 
 __all__ = [
     "Chains",

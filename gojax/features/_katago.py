@@ -90,8 +90,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
 from gojax.features import _benson, _blocks, _chains, _katago_ladders, _ladder
 from gojax.features._board_history import BoardHistory
 

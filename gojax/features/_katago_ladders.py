@@ -23,9 +23,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._atari import with_atari_liberty
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.atari import with_atari_liberty
+from gojax._core.types import GoConfig, GoState
 from gojax.features import _chains, _ladder
 
 __all__ = ["ladders"]

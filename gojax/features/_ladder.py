@@ -56,9 +56,9 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._rules import init, step
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.rules import init, step
+from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains
 
 __all__ = ["ladder_capture", "ladder_capture_plane", "ladder_escape", "ladder_escape_plane"]

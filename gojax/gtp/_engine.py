@@ -29,9 +29,9 @@ from typing import Literal
 
 import numpy as np
 
-from gojax._coords import to_gtp
-from gojax._diagram import render
-from gojax._types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax._host.diagram import render
+from gojax._host.vertices import to_gtp
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._game import Game, GameOver, IllegalMove

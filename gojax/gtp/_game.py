@@ -27,12 +27,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._coords import to_gtp
-from gojax._rules import init, legal_action_mask, step
-from gojax._scoring import area
-from gojax._sgf_replay import _why_illegal
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.rules import init, legal_action_mask, step
+from gojax._core.scoring import area
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host.vertices import to_gtp
+from gojax.sgf._replay import _why_illegal
 
 __all__ = ["Game", "GameOver", "IllegalMove", "board_of", "format_score", "rules_functions"]
 
@@ -122,7 +122,7 @@ class Game:
         """
         start = None
         if np.any(record.setup != EMPTY) or record.first_player != BLACK:
-            from gojax._diagram import from_board
+            from gojax._host.diagram import from_board
 
             try:
                 start = from_board(config, record.setup, to_play=record.first_player)

@@ -25,7 +25,7 @@ import logging
 
 import numpy as np
 
-from gojax._types import BLACK, EMPTY, GoState
+from gojax._core.types import BLACK, EMPTY, GoState
 from gojax.gtp._clock import Clock
 from gojax.gtp._game import Game, GameOver
 from gojax.gtp._players import SAFE, Searcher

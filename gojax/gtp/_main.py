@@ -17,7 +17,7 @@ import argparse
 import logging
 import sys
 
-from gojax._types import MAX_SIZE, MIN_SIZE
+from gojax._core.types import MAX_SIZE, MIN_SIZE
 from gojax.gtp._players import PLAYERS
 
 __all__ = ["build_parser", "main"]

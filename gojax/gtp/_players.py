@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._types import GoConfig, GoState
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["PLAYERS", "Level", "Searcher", "player_levels", "safe_move"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from gojax._types import BLACK, WHITE, GoConfig
+from gojax._core.types import BLACK, WHITE, GoConfig
 
 __all__ = [
     "Command",
@@ -156,7 +156,7 @@ def parse_vertex(config: GoConfig, word: str) -> int | str:
         return "resign"
     if lowered == "pass":
         return config.pass_action
-    from gojax._coords import from_gtp
+    from gojax._host.vertices import from_gtp
 
     try:
         return from_gtp(config, word)

@@ -30,8 +30,8 @@ import re
 import time
 from collections.abc import Callable
 
-from gojax._coords import to_gtp
-from gojax._types import BLACK, WHITE, GoConfig
+from gojax._core.types import BLACK, WHITE, GoConfig
+from gojax._host.vertices import to_gtp
 from gojax.gtp._client import GTPError
 from gojax.gtp._game import Game, format_score
 from gojax.gtp._protocol import CommandError, parse_vertex

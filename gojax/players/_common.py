@@ -18,9 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._scoring import winner
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.scoring import winner
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["Player", "own_eyes", "result_for", "sample_uniform"]
 
@@ -35,7 +35,7 @@ def sample_uniform(key: jax.Array, mask: jax.Array) -> jax.Array:
     ``floor(u * total)``-th ``True`` entry. The mask is packed into 32-bit
     words, the word holding that entry is found from the words' popcounts
     and the entry inside it from the popcounts of its prefixes
-    (:func:`gojax._bitboard.select_points`) - a few fused operations on ``K``
+    (:func:`gojax._core.bitboard.select_points`) - a few fused operations on ``K``
     bits, where a prefix sum over all ``K`` entries costs a CPU as much as a
     fifth of a 19x19 ``step``.
 

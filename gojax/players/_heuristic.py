@@ -30,9 +30,9 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._rules import legal_action_mask
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.rules import legal_action_mask
+from gojax._core.types import GoConfig, GoState
 from gojax.features import move_outcomes
 from gojax.players._common import own_eyes, sample_uniform
 

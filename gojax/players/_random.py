@@ -20,8 +20,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from gojax._rules import legal_action_mask
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import legal_action_mask
+from gojax._core.types import GoConfig, GoState
 from gojax.players._common import own_eyes, sample_uniform
 
 __all__ = ["RandomPlayer", "random_player", "random_playout_policy"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from gojax._rules import step
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import step
+from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, result_for
 from gojax.players._random import random_playout_policy
 

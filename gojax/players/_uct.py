@@ -70,8 +70,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._rules import legal_action_mask, step
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import legal_action_mask, step
+from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, result_for
 from gojax.players._random import random_playout_policy
 from gojax.players._rollout import rollout

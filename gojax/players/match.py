@@ -42,8 +42,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._rules import init, step
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import init, step
+from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, result_for
 
 __all__ = [

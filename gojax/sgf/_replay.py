@@ -28,13 +28,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._coords import COLUMNS
-from gojax._diagram import from_board
-from gojax._rules import init, step
-from gojax._sgf_parse import SGFError
-from gojax._sgf_write import sgf_point
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.rules import init, step
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host.diagram import from_board
+from gojax._host.vertices import COLUMNS
+from gojax.sgf._parse import SGFError
+from gojax.sgf._write import sgf_point
 
 if TYPE_CHECKING:
     from gojax.sgf import GameRecord

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._atomic import atomic_write
-from gojax._coords import COLUMNS
-from gojax._svg_game import GameView, game_view
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._core import bitboard as bb
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._host.atomic import atomic_write
+from gojax._host.vertices import COLUMNS
+from gojax.svg._game import GameView, game_view
 
 __all__ = ["GameView", "SvgBoard", "board_svg", "game_view", "planes_grid_svg", "star_points"]
 

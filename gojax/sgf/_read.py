@@ -1,6 +1,6 @@
 """Reading SGF game records, host side: a parsed game tree to the fields of a ``GameRecord``.
 
-See :mod:`gojax.sgf` for what is read and how; :mod:`gojax._sgf_parse` for
+See :mod:`gojax.sgf` for what is read and how; :mod:`gojax.sgf._parse` for
 the syntax. Every problem raises :class:`SGFError` naming the file, the line
 or move number, and what is wrong.
 """
@@ -16,9 +16,9 @@ from collections import Counter
 
 import numpy as np
 
-from gojax._sgf_parse import Node, SGFError, decode_text
-from gojax._sgf_write import parse_rules_string
-from gojax._types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax.sgf._parse import Node, SGFError, decode_text
+from gojax.sgf._write import parse_rules_string
 
 __all__ = ["check_encoding", "fox_komi", "game_fields"]
 

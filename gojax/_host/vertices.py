@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 
-from gojax._types import GoConfig
+from gojax._core.types import GoConfig
 
 __all__ = ["COLUMNS", "check_action", "from_gtp", "to_gtp"]
 

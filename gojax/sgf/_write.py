@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gojax._atomic import atomic_write
-from gojax._coords import check_action
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._host.atomic import atomic_write
+from gojax._host.vertices import check_action
 
 if TYPE_CHECKING:
     from gojax.sgf import GameRecord
@@ -95,7 +95,7 @@ def result_string(config: GoConfig, state, *, adjudicate: bool = False) -> str |
       adjudicate: score a game that is not terminated (truncated by the move
         cap, or still running) instead of returning ``None``.
     """
-    from gojax._scoring import score
+    from gojax._core.scoring import score
 
     terminated = bool(np.asarray(state.terminated))
     loser = int(np.asarray(state.loser))

@@ -52,9 +52,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gojax._sgf_parse import MAX_SGF_BYTES, SGFError, parse_collection
-from gojax._sgf_read import check_encoding, fox_komi, game_fields
-from gojax._sgf_write import (
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
+from gojax.sgf._parse import MAX_SGF_BYTES, SGFError, parse_collection
+from gojax.sgf._read import check_encoding, fox_komi, game_fields
+from gojax.sgf._write import (
     atomic_write,
     games_to_sgf,
     parse_rules_string,
@@ -64,7 +65,6 @@ from gojax._sgf_write import (
     to_sgf,
     write_sgf,
 )
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, KoRule
 
 __all__ = [
     "MAX_SGF_BYTES",
@@ -172,7 +172,7 @@ class GameRecord:
             occupied point, suicide, a ko or superko repeat, a colour playing
             twice, a stone after two passes, more moves than the move cap).
         """
-        from gojax._sgf_replay import replay
+        from gojax.sgf._replay import replay
 
         return replay(self, config, **overrides)
 
@@ -181,7 +181,7 @@ class GameRecord:
 
         Arguments and errors as :meth:`replay`.
         """
-        from gojax._sgf_replay import states_along
+        from gojax.sgf._replay import states_along
 
         return states_along(self, config, **overrides)
 

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax._atomic import atomic_write
-from gojax._coords import COLUMNS
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._core import bitboard as bb
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._host.atomic import atomic_write
+from gojax._host.vertices import COLUMNS
 
 __all__ = ["GameView", "game_view"]
 

@@ -41,11 +41,11 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from gojax._rules import init as game_init
-from gojax._rules import legal_action_mask
-from gojax._rules import step as game_step
-from gojax._scoring import rewards as game_rewards
-from gojax._types import GoConfig, GoState
+from gojax._core.rules import init as game_init
+from gojax._core.rules import legal_action_mask
+from gojax._core.rules import step as game_step
+from gojax._core.scoring import rewards as game_rewards
+from gojax._core.types import GoConfig, GoState
 from gojax.features._alphago_zero import alphago_zero_planes
 from gojax.features._board_history import BoardHistory, history_init, history_push
 

@@ -156,7 +156,7 @@ class GoState:
         are zero. Under the situational rule each entry also encodes the
         player to move.
       history_head: ``int16[M]`` newest history entry per bucket (stone count
-        and white stones, see ``gojax._history``), -1 if none; ``M = 0``
+        and white stones, see ``gojax._core.history``), -1 if none; ``M = 0``
         under simple ko.
       history_prev: ``int16[H]`` next older entry in the same bucket, or -1.
       move_number: ``int32[]`` moves played, passes included.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gojax._atomic import atomic_write_bytes
+from gojax._host.atomic import atomic_write_bytes
 
 __all__ = ["FORMAT", "MoveDataset", "load_with_key"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["area", "rewards", "score", "winner"]
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax import _history, _zobrist
-from gojax._coords import COLUMNS
-from gojax._invariants import liberty_planes
-from gojax._rules import board as board_of
-from gojax._rules import init
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core import history as _history
+from gojax._core import zobrist as _zobrist
+from gojax._core.rules import board as board_of
+from gojax._core.rules import init
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host.invariants import liberty_planes
+from gojax._host.vertices import COLUMNS
 
 __all__ = ["from_ascii", "from_board", "parse_board", "render"]
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from gojax import _atari, _history, _zobrist
-from gojax import _bitboard as bb
-from gojax._types import GoConfig, GoState
+from gojax._core import atari as _atari
+from gojax._core import bitboard as bb
+from gojax._core import history as _history
+from gojax._core import zobrist as _zobrist
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["board", "init", "legal_action_mask", "reset_if_done", "resign", "step", "to_play"]
 

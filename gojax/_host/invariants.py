@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax import _history, _zobrist
-from gojax._types import GoConfig, GoState
+from gojax._core import bitboard as bb
+from gojax._core import history as _history
+from gojax._core import zobrist as _zobrist
+from gojax._core.types import GoConfig, GoState
 
 __all__ = ["InvariantError", "chain_labels", "check_invariants", "liberty_planes"]
 

@@ -24,9 +24,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _bitboard as bb
-from gojax import _zobrist
-from gojax._types import GoConfig
+from gojax._core import bitboard as bb
+from gojax._core import zobrist as _zobrist
+from gojax._core.types import GoConfig
 
 __all__ = ["contains", "empty", "num_buckets", "plain_repeats", "record"]
 

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _zobrist
+from gojax._core import zobrist as _zobrist
 
 __all__ = [
     "any_set",
@@ -388,7 +388,7 @@ def key_sum(x: jax.Array, colour: jax.Array, size: int) -> jax.Array:
     """Zobrist hash of the stones ``x`` of colour index ``colour``.
 
     Sum (mod 2**32, per word) of the keys of the set points, read from the
-    per-byte tables of :func:`gojax._zobrist.tables`: ``4 * W`` lookups.
+    per-byte tables of :func:`gojax._core.zobrist.tables`: ``4 * W`` lookups.
 
     Args:
       x: ``uint32[..., W]`` sets of points.

@@ -45,9 +45,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax import symmetry
-from gojax._dataset_build import Observe, build_dataset, default_observe, fallback_planes, load_records
-from gojax._dataset_store import MoveDataset
-from gojax._types import GoConfig
+from gojax._core.types import GoConfig
+from gojax.dataset._build import Observe, build_dataset, default_observe, fallback_planes, load_records
+from gojax.dataset._store import MoveDataset
 
 __all__ = [
     "Batch",

@@ -20,14 +20,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._dataset_store import FORMAT, MoveDataset, load_with_key
-from gojax._diagram import from_board
-from gojax._rules import init, legal_action_mask, step
-from gojax._sgf_parse import SGFError
-from gojax._sgf_replay import _grid, _vertex, _why_illegal
-from gojax._sgf_write import sgf_point
-from gojax._types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._core.rules import init, legal_action_mask, step
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._host.diagram import from_board
+from gojax.dataset._store import FORMAT, MoveDataset, load_with_key
 from gojax.features import _blocks as blocks
+from gojax.sgf._parse import SGFError
+from gojax.sgf._replay import _grid, _vertex, _why_illegal
+from gojax.sgf._write import sgf_point
 
 __all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
 
