@@ -16,6 +16,7 @@ from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 from gojax._host.diagram import from_ascii, from_board, parse_board, render
 from gojax._host.invariants import InvariantError, check_invariants
 from gojax._host.vertices import COLUMNS, from_gtp, to_gtp
+from gojax._version import __version__ as __version__
 
 # Submodules and their main names.
 # isort: split
@@ -23,8 +24,6 @@ from gojax import env, features, sgf, svg, symmetry
 from gojax.env import EnvState, GoEnv, auto_reset
 from gojax.sgf import GameRecord, SGFError, read_sgf, write_sgf
 from gojax.svg import SvgBoard, board_svg
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BLACK",

@@ -18,6 +18,7 @@ import pytest
 
 import gojax
 from gojax import svg
+from gojax.svg._board import board_origin
 
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
 
@@ -73,11 +74,8 @@ def stones_in(svg_text):
 
 
 def point_xy(view, row, col, titled=True):
-    geometry = view._geometry(titled)
-    return (
-        round(geometry["x0"] + col * geometry["cell"], 1),
-        round(geometry["y0"] + row * geometry["cell"], 1),
-    )
+    x0, y0 = board_origin(view.cell, titled=titled)
+    return (round(x0 + col * view.cell, 1), round(y0 + row * view.cell, 1))
 
 
 def test_frames_and_stones_match_sgfmill(view):

@@ -22,13 +22,14 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
-from gojax._core.rules import board as board_of
 from gojax._core.rules import init
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host.chains import chains
+from gojax._host.grid import board_of
 from gojax._host.invariants import liberty_planes
-from gojax._host.vertices import COLUMNS
+from gojax._host.vertices import COLUMNS, vertex
 
-__all__ = ["from_ascii", "from_board", "parse_board", "render"]
+__all__ = ["from_ascii", "from_board", "parse_board", "render", "render_board"]
 
 _STONE_CHARS = {
     **dict.fromkeys("Xx#@B●", BLACK),
@@ -46,17 +47,27 @@ def render(config: GoConfig, state: GoState, *, coordinates: bool = True) -> str
       state: one game (not batched).
       coordinates: print GTP column letters and row numbers.
     """
-    size = config.size
     if np.ndim(state.stones) != 2:
         raise ValueError(f"render takes one game; got stones of shape {np.shape(state.stones)}")
-    grid = np.asarray(board_of(config, state))
-    last = int(state.last_move)
+    return render_board(board_of(config, state), int(state.last_move), coordinates=coordinates)
+
+
+def render_board(board, last_move: int = -1, *, coordinates: bool = True) -> str:
+    """An ``int[N, N]`` board (0 empty, 1 black, 2 white) as text, as :func:`render` prints it.
+
+    Args:
+      board: the stones, row 0 at the top.
+      last_move: the action to put in parentheses (``-1`` or ``P``: none).
+      coordinates: print GTP column letters and row numbers.
+    """
+    grid = np.asarray(board)
+    size = grid.shape[0]
     header = "   " + " ".join(COLUMNS[:size])
     lines = [header] if coordinates else []
     for row in range(size):
         gaps = [" "] * (size + 1)
-        if last >= 0 and last // size == row:
-            gaps[last % size], gaps[last % size + 1] = "(", ")"
+        if 0 <= last_move < size * size and last_move // size == row:
+            gaps[last_move % size], gaps[last_move % size + 1] = "(", ")"
         cells = "".join(gap + _SHOW[int(v)] for gap, v in zip(gaps, grid[row], strict=False)) + gaps[size]
         if coordinates:
             lines.append(f"{size - row:2d}{cells}{size - row:d}")
@@ -99,31 +110,6 @@ def parse_board(text: str, size: int | None = None) -> np.ndarray:
     return np.asarray(rows, dtype=np.int8)
 
 
-def _chains(grid: np.ndarray) -> list[tuple[list[tuple[int, int]], list[int]]]:
-    """Every chain of the board as (points, liberty indices), host-side flood fill."""
-    size = grid.shape[0]
-    seen = np.zeros_like(grid, dtype=bool)
-    chains = []
-    for r0 in range(size):
-        for c0 in range(size):
-            if grid[r0, c0] == EMPTY or seen[r0, c0]:
-                continue
-            colour, stack, points, liberties = grid[r0, c0], [(r0, c0)], [], set()
-            seen[r0, c0] = True
-            while stack:
-                r, c = stack.pop()
-                points.append((r, c))
-                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    if 0 <= rr < size and 0 <= cc < size:
-                        if grid[rr, cc] == EMPTY:
-                            liberties.add((rr, cc))
-                        elif grid[rr, cc] == colour and not seen[rr, cc]:
-                            seen[rr, cc] = True
-                            stack.append((rr, cc))
-            chains.append((points, sorted(r * size + c for r, c in liberties)))
-    return chains
-
-
 def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
     """A state holding the stones of ``int8[N, N]`` ``grid``, ``to_play`` to move.
 
@@ -143,15 +129,14 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
         raise ValueError(f"board values must be 0, 1 or 2; found {bad}")
     if to_play not in (BLACK, WHITE):
         raise ValueError(f"to_play must be 1 (black) or 2 (white), got {to_play!r}")
-    in_atari = np.zeros_like(grid, dtype=bool)
+    in_atari = np.zeros(grid.shape, bool)
     liberty = np.full(grid.shape, -1, np.int64)
-    for points, liberties in _chains(grid):
-        if not liberties:
-            r, c = points[0]
-            raise ValueError(f"the chain at {COLUMNS[c]}{size - r} has no liberty")
-        if len(liberties) == 1:
-            in_atari[tuple(np.transpose(points))] = True
-            liberty[tuple(np.transpose(points))] = liberties[0]
+    for chain in chains(grid):
+        if not chain.liberties.size:
+            raise ValueError(f"the chain at {vertex(size, int(chain.points[0]))} has no liberty")
+        if chain.liberties.size == 1:
+            in_atari.reshape(-1)[chain.points] = True
+            liberty.reshape(-1)[chain.points] = chain.liberties[0]
 
     def bitboards(planes):
         return jnp.asarray(bb.from_grid_np(np.stack(planes), size))

@@ -23,70 +23,14 @@ from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
 from gojax._core.types import GoConfig, GoState
+from gojax._host.chains import chain_labels, liberty_counts
+from gojax._host.grid import decode
 
-__all__ = ["InvariantError", "chain_labels", "check_invariants", "liberty_planes"]
+__all__ = ["InvariantError", "check_invariants", "liberty_planes"]
 
 
 class InvariantError(AssertionError):
     """A state breaks an invariant; the message lists each game and problem."""
-
-
-def _boards(config: GoConfig, stones: np.ndarray) -> np.ndarray:
-    return bb.board_np(stones, config.size)
-
-
-def chain_labels(boards: np.ndarray) -> np.ndarray:
-    """Smallest flat index of each stone's chain, ``-1`` on empty points.
-
-    Args:
-      boards: ``int8[B, N, N]`` (0 empty, 1 black, 2 white).
-
-    Returns:
-      ``int64[B, N, N]``.
-    """
-    _batch, size, _ = boards.shape
-    big = size * size
-    labels = np.where(boards > 0, np.arange(big).reshape(size, size), big)
-    while True:
-        best = labels.copy()
-        for axis, shift in ((1, 1), (1, -1), (2, 1), (2, -1)):
-            moved = np.roll(labels, shift, axis=axis)
-            same = np.roll(boards, shift, axis=axis) == boards
-            edge: list[int | slice] = [slice(None)] * 3
-            edge[axis] = 0 if shift == 1 else -1
-            same[tuple(edge)] = False
-            best = np.where(same & (boards > 0), np.minimum(best, moved), best)
-        if np.array_equal(best, labels):
-            return np.where(boards > 0, labels, -1)
-        labels = best
-
-
-def _has_liberty(boards: np.ndarray) -> np.ndarray:
-    """``bool[B, N, N]``: the point is next to an empty point."""
-    empty = np.pad(boards == 0, ((0, 0), (1, 1), (1, 1)))
-    return empty[:, :-2, 1:-1] | empty[:, 2:, 1:-1] | empty[:, 1:-1, :-2] | empty[:, 1:-1, 2:]
-
-
-def _liberty_counts(board: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Number of distinct liberties of each chain, and one of its liberties
-    (-1 if none), indexed by chain label (``[P + 1]`` each)."""
-    size = board.shape[0]
-    empty = np.flatnonzero(board.reshape(-1) == 0)
-    rows, cols = np.divmod(empty, size)
-    pairs = []
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        r, c = rows + dr, cols + dc
-        on = (r >= 0) & (r < size) & (c >= 0) & (c < size)
-        neighbour = labels[r[on], c[on]]
-        keep = neighbour >= 0
-        pairs.append(np.stack([neighbour[keep], empty[on][keep]], axis=1))
-    unique = np.unique(np.concatenate(pairs), axis=0)
-    counts = np.bincount(unique[:, 0], minlength=size * size + 1)
-    counts[-1] = 0  # labels[-1] (empty points) index the last slot
-    liberty = np.full(size * size + 1, -1, np.int64)
-    liberty[unique[:, 0]] = unique[:, 1]
-    liberty[-1] = -1
-    return counts, liberty
 
 
 def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> np.ndarray:
@@ -151,13 +95,11 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
 
     report(np.any(stones & ~bb.board_mask(size), axis=(1, 2)), "bits set beyond the board")
     report(np.any(stones[:, 0] & stones[:, 1], axis=1), "a point holds two stones")
-    boards = _boards(config, stones)
+    boards = decode(stones, size)
     labels = chain_labels(boards)
-    free = _has_liberty(boards)
-    del free
-    atari_boards = _boards(config, flat["atari"].astype(np.uint32))
+    atari_boards = decode(flat["atari"].astype(np.uint32), size)
     for game in range(boards.shape[0]):
-        liberties, liberty_point = _liberty_counts(boards[game], labels[game])
+        liberties, liberty_point = liberty_counts(boards[game], labels[game])
         stones = boards[game] > 0
         chain_liberties = liberties[labels[game]]
         if np.any(stones & (chain_liberties == 0)):

@@ -11,7 +11,7 @@ import operator
 
 from gojax._core.types import GoConfig
 
-__all__ = ["COLUMNS", "check_action", "from_gtp", "to_gtp"]
+__all__ = ["COLUMNS", "check_action", "from_gtp", "to_gtp", "vertex"]
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
@@ -67,8 +67,16 @@ def to_gtp(config: GoConfig, action) -> str:
     Raises:
       ValueError: if ``action`` is not an integer in ``[0, P]``.
     """
-    value = check_action(config, action)
-    if value == config.pass_action:
+    return vertex(config.size, check_action(config, action))
+
+
+def vertex(size: int, action: int) -> str:
+    """GTP vertex of action ``action`` in ``[0, P]`` of an ``N x N`` board (``P`` is ``"pass"``).
+
+    Unlike :func:`to_gtp` it does not check the action: for messages about
+    actions already known to be on the board.
+    """
+    if action == size * size:
         return "pass"
-    row, col = divmod(value, config.size)
-    return f"{COLUMNS[col]}{config.size - row}"
+    row, col = divmod(int(action), size)
+    return f"{COLUMNS[col]}{size - row}"

@@ -36,6 +36,7 @@ import jax
 import numpy as np
 
 from gojax._host.atomic import atomic_write
+from gojax._host.results import format_margin
 
 __all__ = [
     "MetricsLog",
@@ -243,12 +244,6 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
     return True
 
 
-def _result(score: float) -> str:
-    if score == 0:
-        return "0"
-    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
-
-
 def write_sgf_samples(config, actor, directory: str, count: int, start: int, metadata=None) -> list:
     """Writes the last finished game of the first ``count`` self-play slots as SGF files.
 
@@ -276,7 +271,7 @@ def write_sgf_samples(config, actor, directory: str, count: int, start: int, met
         moves[keep].astype(np.int32),
         directory,
         pad_value=-1,
-        results=[_result(float(s)) for s in scores[keep]],
+        results=[format_margin(s) for s in scores[keep]],
         metadata=props,
         prefix="selfplay",
         start=start,

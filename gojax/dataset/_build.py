@@ -23,10 +23,12 @@ import numpy as np
 from gojax._core.rules import init, legal_action_mask, step
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 from gojax._host.diagram import from_board
+from gojax._host.grid import board_of
+from gojax._host.illegal import why_illegal
+from gojax._host.vertices import vertex
 from gojax.dataset._store import FORMAT, MoveDataset, load_with_key
 from gojax.features import _blocks as blocks
 from gojax.sgf._parse import SGFError
-from gojax.sgf._replay import _grid, _vertex, _why_illegal
 from gojax.sgf._write import sgf_point
 
 __all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
@@ -121,11 +123,6 @@ def load_records(source, **kwargs) -> tuple[list, list[tuple[str, str]]]:
         except SGFError as error:
             skipped.append((str(item), f"unreadable: {error}"))
     return records, skipped
-
-
-def _result_winner(record) -> int:
-    winner = record.winner
-    return EMPTY if winner is None else int(winner)
 
 
 def _check_moves(record, config: GoConfig) -> tuple[int, str | None]:
@@ -346,7 +343,7 @@ def _replay_all(records, config, observe, observe_name, games_per_call, skipped,
                 if verbose:
                     print(f"skipped {name}: {reason}")
                 continue
-            winner = _result_winner(record)
+            winner = record.winner or EMPTY  # no result: a draw
             colours = np.array([colour for colour, _ in record.moves[:played]], np.int8)
             values = np.where(colours == winner, 1.0, -1.0).astype(np.float32)
             if winner == EMPTY:
@@ -378,8 +375,8 @@ def _refusal(config: GoConfig, record, final) -> str:
     """Why ``step`` refused a move: ``final`` is the game's state, left as it was before that move."""
     index = int(final.move_number)
     colour, action = record.moves[index]
-    why = _why_illegal(config, _grid(final, config.size), int(final.ko_point), colour, action)
-    point = f"{_NAME[colour]}[{sgf_point(config.size, action)}] = {_vertex(config.size, action)}"
+    why = why_illegal(config, board_of(config, final), int(final.ko_point), colour, action)
+    point = f"{_NAME[colour]}[{sgf_point(config.size, action)}] = {vertex(config.size, action)}"
     return f"move {index + 1} ({point}): illegal: {why}"
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
 from gojax._host.diagram import render
 from gojax._host.vertices import to_gtp
+from gojax._version import __version__
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._game import Game, GameOver, IllegalMove
@@ -221,8 +222,6 @@ class GTPEngine:
         return self.name
 
     def _version(self, args):
-        from gojax import __version__
-
         return f"{__version__} ({self.searcher.levels[0].label})"
 
     def _known_command(self, args):

@@ -19,22 +19,21 @@ only the score, computed on the host from the area.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._core import bitboard as bb
-from gojax._core.rules import init, legal_action_mask, step
-from gojax._core.scoring import area
+from gojax._core.rules import init
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host import compiled
+from gojax._host.diagram import from_board
+from gojax._host.grid import board_of
+from gojax._host.illegal import why_illegal
+from gojax._host.results import format_margin as format_score
+from gojax._host.results import result_string
 from gojax._host.vertices import to_gtp
-from gojax.sgf._replay import _why_illegal
 
-__all__ = ["Game", "GameOver", "IllegalMove", "board_of", "format_score", "rules_functions"]
+__all__ = ["Game", "GameOver", "IllegalMove", "format_score"]
 
 _NAME = {BLACK: "black", WHITE: "white"}
 
@@ -49,43 +48,6 @@ class IllegalMove(ValueError):
 
 class GameOver(ValueError):
     """A move asked for in a game that cannot go on (a resignation, a forfeit, the move cap)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class _Rules:
-    step: Callable[[GoState, jax.Array], GoState]
-    legal: Callable[[GoState], jax.Array]
-    area: Callable[[GoState], jax.Array]
-
-
-@functools.lru_cache(maxsize=32)
-def rules_functions(config: GoConfig) -> _Rules:
-    """``jit``-ed ``step(state, action)``, ``legal(state) -> bool[A]``, ``area(state) -> int32[2]``.
-
-    Cached per config with the komi set to 0 (pass any config; komi is ignored).
-    """
-    config = dataclasses.replace(config, komi=0.0)
-    return _Rules(
-        step=jax.jit(functools.partial(step, config)),
-        legal=jax.jit(functools.partial(legal_action_mask, config)),
-        area=jax.jit(functools.partial(area, config)),
-    )
-
-
-def _rules(config: GoConfig) -> _Rules:
-    return rules_functions(dataclasses.replace(config, komi=0.0))
-
-
-def board_of(config: GoConfig, state: GoState) -> np.ndarray:
-    """``int8[N, N]`` board (0 empty, 1 black, 2 white) decoded on the host from the bitboards."""
-    return bb.board_np(np.asarray(state.stones), config.size)
-
-
-def format_score(margin: float) -> str:
-    """GTP/SGF result of a score ``black - white - komi``: ``B+3.5``, ``W+12``, ``0``."""
-    if margin == 0:
-        return "0"
-    return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
 
 
 class Game:
@@ -122,8 +84,6 @@ class Game:
         """
         start = None
         if np.any(record.setup != EMPTY) or record.first_player != BLACK:
-            from gojax._host.diagram import from_board
-
             try:
                 start = from_board(config, record.setup, to_play=record.first_player)
             except ValueError as error:
@@ -155,7 +115,7 @@ class Game:
 
     def legal_mask(self, state: GoState | None = None) -> np.ndarray:
         """``bool[A]`` legal actions of the player to move in ``state`` (default: the current state)."""
-        return np.asarray(_rules(self.config).legal(self.state if state is None else state))
+        return np.asarray(compiled.rules(self.config).legal(self.state if state is None else state))
 
     def legal_for(self, colour: int) -> np.ndarray:
         """``bool[A]`` legal actions for ``colour`` now (as if it were its turn)."""
@@ -163,12 +123,12 @@ class Game:
 
     def area(self) -> tuple[int, int]:
         """Tromp-Taylor area of black and white (gojax's scoring)."""
-        black, white = np.asarray(_rules(self.config).area(self.state)).tolist()
+        black, white = np.asarray(compiled.rules(self.config).area(self.state)).tolist()
         return int(black), int(white)
 
     def warm_up(self) -> None:
         """Compiles the rules functions for this config (``step``, the legal mask, the area) now."""
-        rules = _rules(self.config)
+        rules = compiled.rules(self.config)
         state = self.state
         jax.block_until_ready(
             (rules.step(state, jnp.int32(self.config.pass_action)), rules.legal(state), rules.area(state))
@@ -176,17 +136,13 @@ class Game:
 
     def score(self) -> float:
         """Tromp-Taylor area score ``black - white - komi`` of the current board."""
-        black, white = self.area()
-        return float(black - white - self.config.komi)
+        return compiled.score(self.config, self.state)
 
     def result(self) -> str:
         """``B+R``/``W+R`` (resignation), ``B+F``/``W+F`` (forfeit), else the area score (``B+3.5``)."""
-        state = self.state
-        loser = int(state.loser)
-        if bool(state.terminated) and loser in (BLACK, WHITE):
-            winner = "B" if loser == WHITE else "W"
-            return f"{winner}+{'F' if bool(state.illegal_move) else 'R'}"
-        return format_score(self.score())
+        result = result_string(self.config, self.state, adjudicate=True)
+        assert result is not None  # adjudicated
+        return result
 
     @property
     def over(self) -> bool:
@@ -202,7 +158,7 @@ class Game:
 
     def with_config(self, config: GoConfig) -> None:
         """Changes the komi (the states do not depend on it); other fields need a new game."""
-        if dataclasses.replace(config, komi=0.0) != dataclasses.replace(self.config, komi=0.0):
+        if not compiled.same_rules(config, self.config):
             raise ValueError("only the komi can change during a game")
         self.config = config
 
@@ -223,7 +179,7 @@ class Game:
         if int(state.turn) + 1 == colour:
             return state
         state = self._reopen(state)
-        return _rules(self.config).step(state, jnp.int32(self.config.pass_action))
+        return compiled.rules(self.config).step(state, jnp.int32(self.config.pass_action))
 
     def play(self, colour: int, action: int) -> GoState:
         """Plays ``action`` for ``colour``; a pass for the other colour goes first if it is not its turn.
@@ -237,7 +193,7 @@ class Game:
         config = self.config
         if not 0 <= action <= config.pass_action:
             raise ValueError(f"action {action} is not in [0, {config.pass_action}]")
-        rules = _rules(config)
+        rules = compiled.rules(config)
         added = []
         state = self._reopen(self.state)
         if int(state.turn) + 1 != colour:
@@ -247,7 +203,7 @@ class Game:
         after = rules.step(state, jnp.int32(action))
         if bool(after.illegal_move):
             grid = board_of(config, state)
-            reason = _why_illegal(config, grid, int(state.ko_point), colour, action)
+            reason = why_illegal(config, grid, int(state.ko_point), colour, action)
             raise IllegalMove(f"{to_gtp(config, action)}: {reason}")
         added.append((after, (colour, action)))
         for new_state, move in added:

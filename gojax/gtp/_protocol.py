@@ -21,6 +21,7 @@ import dataclasses
 import math
 
 from gojax._core.types import BLACK, WHITE, GoConfig
+from gojax._host.vertices import from_gtp
 
 __all__ = [
     "Command",
@@ -156,8 +157,6 @@ def parse_vertex(config: GoConfig, word: str) -> int | str:
         return "resign"
     if lowered == "pass":
         return config.pass_action
-    from gojax._host.vertices import from_gtp
-
     try:
         return from_gtp(config, word)
     except ValueError:

@@ -26,34 +26,25 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import re
 import time
 from collections.abc import Callable
 
 from gojax._core.types import BLACK, WHITE, GoConfig
+from gojax._host.results import format_margin, parse_result, winner_of_result
 from gojax._host.vertices import to_gtp
 from gojax.gtp._client import GTPError
-from gojax.gtp._game import Game, format_score
+from gojax.gtp._game import Game
 from gojax.gtp._protocol import CommandError, parse_vertex
+from gojax.sgf import to_sgf
 
 __all__ = ["RefereeResult", "parse_score", "referee_game"]
 
-_SCORE = re.compile(r"^([BW])\+(\d+(?:\.\d*)?|\.\d+)$", re.IGNORECASE)
 _LETTER = {BLACK: "b", WHITE: "w"}
 
 
 def parse_score(text: str | None) -> float | None:
     """``black - white`` from a GTP score (``B+3.5`` -> 3.5, ``W+2`` -> -2, ``0`` -> 0), else ``None``."""
-    if text is None:
-        return None
-    word = text.strip().split()[0] if text.strip() else ""
-    if word in ("0", "0.0", "Draw", "draw", "Jigo", "jigo"):
-        return 0.0
-    match = _SCORE.match(word)
-    if not match:
-        return None
-    value = float(match[2])
-    return value if match[1].upper() == "B" else -value
+    return parse_result(text).margin
 
 
 @dataclasses.dataclass
@@ -87,9 +78,7 @@ class RefereeResult:
 
     def sgf(self, metadata: dict[str, str] | None = None) -> str:
         """The game as SGF (``PB``/``PW`` the names, ``RE`` the result, ``GC`` the reason and scores)."""
-        from gojax.sgf import to_sgf
-
-        comment = f"end: {self.reason}; gojax Tromp-Taylor score {format_score(self.score)}"
+        comment = f"end: {self.reason}; gojax Tromp-Taylor score {format_margin(self.score)}"
         for name, reply in self.engine_scores.items():
             comment += f"; {name} final_score {reply}"
         info = {
@@ -175,7 +164,7 @@ def referee_game(
         colour = BLACK + WHITE - colour
     score = game.score()
     result = game.result()
-    winner = BLACK if result.startswith("B") else WHITE if result.startswith("W") else 0
+    winner = winner_of_result(result) or 0
     engine_scores: dict[str, str | None] = {}
     disagreements = []
     scored = reason in ("two passes", "move cap") or reason.startswith("rejected")
@@ -189,7 +178,7 @@ def referee_game(
             engine_scores[name_of[colour]] = reply
             value = parse_score(reply)
             if scored and reply is not None and (value is None or abs(value - score) > 1e-6):
-                disagreements.append(f"{name_of[colour]} says {reply}, gojax {format_score(score)}")
+                disagreements.append(f"{name_of[colour]} says {reply}, gojax {format_margin(score)}")
     return RefereeResult(
         config=config,
         names=(name_of[BLACK], name_of[WHITE]),

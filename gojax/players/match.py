@@ -27,9 +27,9 @@ enough: two deterministic players replay the same two games.
 
 :func:`play_match` is a host-side driver: it jits :func:`play_games` (pure,
 jittable, vmap-free: it batches the players itself), keeps the compiled
-function of the last 16 matchups (players are compared by hash: frozen
-dataclasses by value, functions by identity) and runs ``batch_size`` games per
-call of the compiled function.
+function of recent matchups (players are compared by hash: frozen dataclasses
+by value, functions by identity; an unhashable player compiles every call) and
+runs ``batch_size`` games per call of the compiled function.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import numpy as np
 
 from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
+from gojax._host import compiled
 from gojax.players._common import Player, result_for
 
 __all__ = [
@@ -220,12 +221,6 @@ class MatchResult:
         )
 
 
-@functools.lru_cache(maxsize=16)
-def _compiled(config: GoConfig, player_a: Player, player_b: Player, max_moves: int | None):
-    """The jitted :func:`play_games` of a matchup, kept so that a repeated match does not recompile."""
-    return jax.jit(functools.partial(play_games, config, player_a, player_b, max_moves=max_moves))
-
-
 def play_match(
     config: GoConfig,
     player_a: Player,
@@ -262,10 +257,7 @@ def play_match(
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 2 or batch % 2 or num_games % batch:
         raise ValueError(f"batch_size must be an even int dividing num_games={num_games}, got {batch_size!r}")
     _ply_limit(config, max_moves)
-    try:
-        run = _compiled(config, player_a, player_b, max_moves)
-    except TypeError:  # an unhashable player: compile for this call only
-        run = jax.jit(functools.partial(play_games, config, player_a, player_b, max_moves=max_moves))
+    run = compiled.jitted(play_games, config, player_a, player_b, max_moves=max_moves)
     keys = jax.random.split(key, num_games)
     parts = [jax.device_get(run(keys[i : i + batch])) for i in range(0, num_games, batch)]
 

@@ -1,4 +1,4 @@
-"""Reading SGF game records, host side: a parsed game tree to the fields of a ``GameRecord``.
+"""Reading SGF game records, host side: files, text or bytes to :class:`~gojax.sgf.GameRecord` s.
 
 See :mod:`gojax.sgf` for what is read and how; :mod:`gojax.sgf._parse` for
 the syntax. Every problem raises :class:`SGFError` naming the file, the line
@@ -13,14 +13,16 @@ import math
 import re
 import typing
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
 from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
-from gojax.sgf._parse import Node, SGFError, decode_text
+from gojax.sgf._parse import MAX_SGF_BYTES, Node, SGFError, decode_text, parse_collection
+from gojax.sgf._record import GameRecord
 from gojax.sgf._write import parse_rules_string
 
-__all__ = ["check_encoding", "fox_komi", "game_fields"]
+__all__ = ["check_encoding", "fox_komi", "game_fields", "parse_sgf", "parse_sgf_collection", "read_sgf"]
 
 _COLOUR = {"B": BLACK, "W": WHITE}
 _SETUP = ("AB", "AW", "AE")
@@ -276,3 +278,78 @@ def _points(raw: bytes, size: int, where: str, line: int, ident: str) -> list[in
     rows = range(min(a // size, b // size), max(a // size, b // size) + 1)
     cols = range(min(a % size, b % size), max(a % size, b % size) + 1)
     return [r * size + c for r in rows for c in cols]
+
+
+def read_sgf(path, **kwargs) -> GameRecord:
+    """The first game of the SGF file at ``path`` (keyword arguments: :func:`parse_sgf`).
+
+    Raises:
+      SGFError: naming the file, for a file that cannot be read or parsed.
+    """
+    path = Path(path)
+    max_bytes = kwargs.get("max_bytes", MAX_SGF_BYTES)
+    try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise SGFError(
+                f"{path}: {path.stat().st_size:,} bytes is over the size limit of {max_bytes:,} bytes "
+                "(pass max_bytes=None to read it anyway)"
+            )
+        data = path.read_bytes()
+    except OSError as error:
+        raise SGFError(f"{path}: cannot read the file: {error.strerror or error}") from error
+    kwargs.setdefault("name", str(path))
+    return parse_sgf(data, **kwargs)
+
+
+def parse_sgf(data: str | bytes, **kwargs) -> GameRecord:
+    """The first game of SGF text or bytes (a collection may hold several games).
+
+    Args:
+      data: SGF as ``bytes`` (decoded by ``CA``, default UTF-8) or ``str``.
+      **kwargs: see :func:`parse_sgf_collection`.
+    """
+    return parse_sgf_collection(data, games=1, **kwargs)[0]
+
+
+def parse_sgf_collection(
+    data: str | bytes,
+    *,
+    name: str | None = None,
+    encoding: str | None = None,
+    ko_rule: KoRule | None = None,
+    fox_komi: bool = False,
+    max_bytes: int | None = MAX_SGF_BYTES,
+    games: int | None = None,
+) -> list[GameRecord]:
+    """Every game of an SGF collection, as :class:`GameRecord` s.
+
+    Args:
+      data: SGF as ``bytes`` or ``str``.
+      name: the file name for error messages.
+      encoding: the character set of text values; default: ``CA``, else UTF-8.
+      ko_rule: the ko rule of every ``config`` (default: from a KataGo ``RU``
+        string, else ``"positional"``).
+      fox_komi: convert Fox's ``KM`` (x100, stones under Chinese rules) to
+        points with :func:`fox_komi`; ``record.komi_recorded`` keeps the raw value.
+      max_bytes: refuse larger input (``None``: no limit).
+      games: read only the first ``games`` game trees.
+
+    Raises:
+      SGFError: naming the file, the line or move, and the problem.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+        encoding = encoding or "utf-8"
+    if encoding is not None:
+        check_encoding(encoding, name)
+    warnings: list[str] = []
+    roots = parse_collection(data, name=name, max_bytes=max_bytes, warnings=warnings)
+    if games is not None:
+        roots = roots[:games]
+    newlines = [match.start() for match in re.finditer(b"\n", data)]
+    return [
+        GameRecord(
+            **game_fields(root, newlines, name, encoding, ko_rule, fox_komi, list(warnings) if i == 0 else [])
+        )
+        for i, root in enumerate(roots)
+    ]

@@ -3,9 +3,8 @@
 The setup goes in with :func:`gojax.from_board`, the moves through
 :func:`gojax.step` in a ``lax.scan`` over chunks of 64 moves. The scan is
 compiled once per rules config (komi aside, which ``step`` does not read) and
-cached: this host-side convenience is the one place in gojax that calls
-``jax.jit`` for you. Replaying a 250-move 19x19 game takes a few milliseconds
-once compiled.
+cached for the process. Replaying a 250-move 19x19 game takes a few
+milliseconds once compiled.
 
 Every problem raises :class:`~gojax.sgf.SGFError` naming the file, the move
 number (1-based, passes included), its line in the file and what is wrong:
@@ -21,23 +20,24 @@ number (1-based, passes included), its line in the file and what is wrong:
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._core import bitboard as bb
-from gojax._core.rules import init, step
+from gojax._core.rules import init
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
+from gojax._host import compiled
 from gojax._host.diagram import from_board
-from gojax._host.vertices import COLUMNS
+from gojax._host.grid import board_of
+from gojax._host.illegal import why_illegal
+from gojax._host.vertices import vertex
 from gojax.sgf._parse import SGFError
 from gojax.sgf._write import sgf_point
 
 if TYPE_CHECKING:
-    from gojax.sgf import GameRecord
+    from gojax.sgf._record import GameRecord
 
 __all__ = ["replay", "states_along"]
 
@@ -87,7 +87,7 @@ def _run(record, config, overrides, collect):
         colour, action = moves[index]
         line = f", line {lines[index]}" if index < len(lines) else ""
         point = sgf_point(size, action)
-        return f"{where}: move {index + 1} ({_NAME[colour]}[{point}] = {_vertex(size, action)}{line})"
+        return f"{where}: move {index + 1} ({_NAME[colour]}[{point}] = {vertex(size, action)}{line})"
 
     colour = record.first_player
     passes = 0
@@ -118,7 +118,7 @@ def _run(record, config, overrides, collect):
     else:
         start = init(config)
 
-    run = _runner(dataclasses.replace(config, komi=0.0))
+    run = compiled.rules(config).steps
     count = max(len(moves), 1)
     padded = -(-count // _CHUNK) * _CHUNK
     actions = np.full(padded, size * size, np.int32)
@@ -135,10 +135,8 @@ def _run(record, config, overrides, collect):
     if bool(final.illegal_move):
         index = int(final.move_number)  # the refused move leaves the position and the count as they were
         colour, action = moves[index]
-        grid = _grid(final, size)
-        raise SGFError(
-            f"{at(index)}: illegal: {_why_illegal(config, grid, int(final.ko_point), colour, action)}"
-        )
+        why = why_illegal(config, board_of(config, final), int(final.ko_point), colour, action)
+        raise SGFError(f"{at(index)}: illegal: {why}")
     if int(final.move_number) != played:
         raise SGFError(f"{where}: the replay stopped after {int(final.move_number)} of {played} moves")
     states = None
@@ -157,76 +155,3 @@ def _played(moves, size: int) -> int:
         if passes == 2:
             return index + 1
     return len(moves)
-
-
-@functools.cache
-def _runner(config: GoConfig):
-    """``jit(run)``: ``run(state, actions[C], valid[C]) -> (final, states[C])``, steps where ``valid``.
-
-    One compiled function per config serves both :func:`replay` and
-    :func:`states_along` (stacking the states costs little next to ``step``).
-    """
-
-    def run(state, actions, valid):
-        def body(state, inputs):
-            action, ok = inputs
-            played = step(config, state, action)
-            played = jax.tree.map(lambda new, old: jnp.where(ok, new, old), played, state)
-            return played, played
-
-        return jax.lax.scan(body, state, (actions, valid))
-
-    return jax.jit(run)
-
-
-def _grid(state: GoState, size: int) -> np.ndarray:
-    """``int8[N, N]`` board of a state, decoded from its bitboards."""
-    return bb.board_np(np.asarray(state.stones), size)
-
-
-def _chain(grid: np.ndarray, row: int, col: int) -> tuple[set, set]:
-    """The chain through ``(row, col)`` and its liberties."""
-    size = grid.shape[0]
-    colour = grid[row, col]
-    chain, liberties, stack = {(row, col)}, set(), [(row, col)]
-    while stack:
-        r, c = stack.pop()
-        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= rr < size and 0 <= cc < size:
-                if grid[rr, cc] == EMPTY:
-                    liberties.add((rr, cc))
-                elif grid[rr, cc] == colour and (rr, cc) not in chain:
-                    chain.add((rr, cc))
-                    stack.append((rr, cc))
-    return chain, liberties
-
-
-def _why_illegal(config: GoConfig, grid: np.ndarray, ko_point: int, colour: int, action: int) -> str:
-    size = config.size
-    if action == size * size:
-        return "a pass was refused"
-    row, col = divmod(action, size)
-    if grid[row, col] != EMPTY:
-        return f"the point is occupied by a {_COLOUR_WORD[int(grid[row, col])]} stone"
-    if action == ko_point:
-        return "it retakes the ko at once (illegal under every ko rule)"
-    after = grid.copy()
-    after[row, col] = colour
-    for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
-        if 0 <= r < size and 0 <= c < size and after[r, c] == BLACK + WHITE - colour:
-            chain, liberties = _chain(after, r, c)
-            if not liberties:
-                for point in chain:
-                    after[point] = EMPTY
-    if not _chain(after, row, col)[1]:
-        return "it is suicide (the config has suicide=False)"
-    return (
-        f"it recreates an earlier whole-board position (ko_rule={config.ko_rule!r}); "
-        "replay(ko_rule='simple') allows it"
-    )
-
-
-def _vertex(size: int, action: int) -> str:
-    if action == size * size:
-        return "pass"
-    return f"{COLUMNS[action % size]}{size - action // size}"

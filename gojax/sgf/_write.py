@@ -23,15 +23,14 @@ import numpy as np
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
 from gojax._host.atomic import atomic_write
 from gojax._host.vertices import check_action
+from gojax._version import __version__
 
 if TYPE_CHECKING:
-    from gojax.sgf import GameRecord
+    from gojax.sgf._record import GameRecord
 
 __all__ = [
-    "atomic_write",
     "games_to_sgf",
     "parse_rules_string",
-    "result_string",
     "rules_string",
     "sgf_point",
     "to_sgf",
@@ -86,30 +85,6 @@ def parse_rules_string(rules: str | None) -> tuple[str | None, bool | None]:
     return (ko[1].lower() if ko else None), ((suicide[1] == "1") if suicide else None)
 
 
-def result_string(config: GoConfig, state, *, adjudicate: bool = False) -> str | None:
-    """``RE`` for a finished game: ``"B+3.5"``, ``"W+R"`` (resignation), ``"B+F"`` (forfeit), ``"0"``.
-
-    Args:
-      config: the rules.
-      state: one ``GoState`` (not batched).
-      adjudicate: score a game that is not terminated (truncated by the move
-        cap, or still running) instead of returning ``None``.
-    """
-    from gojax._core.scoring import score
-
-    terminated = bool(np.asarray(state.terminated))
-    loser = int(np.asarray(state.loser))
-    if terminated and loser in (BLACK, WHITE):
-        winner = _NAME[BLACK + WHITE - loser]
-        return f"{winner}+{'F' if bool(np.asarray(state.illegal_move)) else 'R'}"
-    if not terminated and not adjudicate:
-        return None
-    margin = float(score(config, state))
-    if margin == 0:
-        return "0"
-    return f"{'B' if margin > 0 else 'W'}+{_number(abs(margin))}"
-
-
 def _moves_with_colours(config: GoConfig, moves, first_player: int) -> list[tuple[int, int]]:
     """``[(colour, action)]`` from actions (colours alternate from ``first_player``) or pairs."""
     pairs = []
@@ -150,7 +125,7 @@ def to_sgf(
         or ``(colour, action)`` pairs (colour 1 black, 2 white).
       setup: optional ``int8[N, N]`` stones placed before the first move.
       first_player: 1 or 2, who moves first (``PL`` is written if white).
-      result: ``RE`` (e.g. from :func:`result_string`).
+      result: ``RE`` (e.g. from :func:`gojax.sgf.result_string`).
       metadata: more root properties, name -> text (``PB``, ``PW``, ``DT``,
         ``EV``, ``C``, ...). Names are upper-case letters; ``GM``, ``FF``,
         ``CA``, ``SZ``, ``KM``, setup and move properties are the writer's.
@@ -163,8 +138,6 @@ def to_sgf(
         raise ValueError(f"first_player must be 1 (black) or 2 (white), got {first_player!r}")
     pairs = _moves_with_colours(config, moves, first_player)
     root = {"GM": "1", "FF": "4", "CA": "UTF-8"}
-    from gojax import __version__
-
     extra = dict(metadata or {})
     for key in extra:
         if not isinstance(key, str) or not _IDENT.fullmatch(key):
@@ -249,7 +222,7 @@ def games_to_sgf(
       lengths: optional ``int[B]`` moves of each game.
       pad_value: the padding value when ``lengths`` is not given.
       results: optional ``RE`` of each game (``None`` for none), e.g.
-        ``[result_string(config, s) for s in unbatched final states]``.
+        ``[gojax.sgf.result_string(config, s) for s in unbatched final states]``.
       metadata: root properties shared by every file (``PB``, ``PW``, ...).
       prefix: files are ``{prefix}_{start + b:06d}.sgf``.
       start: number of the first file.

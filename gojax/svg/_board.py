@@ -1,0 +1,275 @@
+"""SVG pictures of one board: :func:`board_svg` and :class:`SvgBoard` (see :mod:`gojax.svg`)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from gojax._core import bitboard as bb
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._host.atomic import atomic_write
+from gojax._host.grid import decode
+from gojax._host.vertices import COLUMNS
+from gojax.svg._colour import (
+    INK,
+    STONE_CLASS,
+    STONE_FILL,
+    STONE_TEXT,
+    WOOD,
+    heat_colour,
+    heat_label,
+    heat_scale,
+    ink_on,
+)
+
+__all__ = ["SvgBoard", "board_origin", "board_svg", "star_points"]
+
+
+def star_points(size: int) -> list[tuple[int, int]]:
+    """The ``(row, col)`` star points (hoshi) of an ``N x N`` board, as Go boards are printed.
+
+    Corners on the 4-4 points (3-3 below 13x13, none below 7x7), the centre on
+    odd boards, and the side midpoints on odd boards from 15x15 (19x19 has 9).
+    """
+    if size < 7:
+        return [(size // 2, size // 2)] if size % 2 == 1 and size >= 5 else []
+    edge = 3 if size >= 13 else 2
+    lines = [edge, size - 1 - edge]
+    points = [(r, c) for r in lines for c in lines]
+    if size % 2 == 1:
+        middle = size // 2
+        points.append((middle, middle))
+        if size >= 15:
+            points += [(middle, edge), (middle, size - 1 - edge), (edge, middle), (size - 1 - edge, middle)]
+    return sorted(points)
+
+
+def board_origin(cell: float, *, titled: bool, coordinates: bool = True) -> tuple[float, float]:
+    """``(x, y)`` in pixels of point ``(0, 0)`` in :func:`board_svg`: the margin (wider
+    with coordinates), and below it a title row if the board has a title."""
+    margin = cell * (1.3 if coordinates else 0.75)
+    return margin, margin + (cell * 0.9 if titled else 0.0)
+
+
+def _board_array(config: GoConfig, state) -> np.ndarray:
+    """``int8[N, N]`` from a ``GoState`` (its bitboards) or from an ``[N, N]`` board."""
+    size = config.size
+    stones = getattr(state, "stones", None)
+    if stones is not None:
+        words = np.asarray(stones)
+        if words.shape != (2, bb.num_words(size)):
+            raise ValueError(f"board_svg takes one game of {size}x{size}; got stones of shape {words.shape}")
+        return decode(words, size)
+    grid = np.asarray(state)
+    if grid.shape != (size, size) or not np.isin(grid, (EMPTY, BLACK, WHITE)).all():
+        raise ValueError(f"board must be int[{size}, {size}] with values 0, 1, 2; got shape {grid.shape}")
+    return grid.astype(np.int8)
+
+
+def board_svg(
+    config: GoConfig,
+    state,
+    *,
+    cell: float = 28.0,
+    coordinates: bool = True,
+    last_move: bool | int | None = True,
+    move_numbers=None,
+    heatmap=None,
+    heatmap_range: tuple[float, float] | None = None,
+    heatmap_labels: bool = False,
+    title: str | None = None,
+) -> str:
+    """An SVG picture of one board.
+
+    Args:
+      config: the rules (board size).
+      state: one ``GoState`` (not batched), or an ``int[N, N]`` board (0 empty,
+        1 black, 2 white; row 0 at the top).
+      cell: distance between grid lines, in pixels.
+      coordinates: draw GTP coordinates on all four sides.
+      last_move: ``True``: ring the state's last move; an action: ring that
+        point; ``False``/``None``: no ring.
+      move_numbers: numbers (or any short labels) to write on points: an
+        ``int[N, N]`` array (0 means none) or a mapping action -> label.
+      heatmap: values to shade the points with, ``[N, N]`` or ``[A]`` (the
+        pass value is written under the board). Zero and NaN cells are left
+        unshaded; non-negative data uses a light-to-dark red ramp from 0 to
+        its maximum, data with negative values a blue-white-red scale
+        symmetric around 0.
+      heatmap_range: ``(low, high)`` to fix the colour scale.
+      heatmap_labels: write each shaded value on empty points (as a
+        percentage for values in ``[0, 1]``).
+      title: a caption above the board.
+
+    Returns:
+      The SVG document as a string.
+
+    Raises:
+      ValueError: for a batched state, or arrays of the wrong shape.
+    """
+    size = config.size
+    grid = _board_array(config, state)
+    margin, top = board_origin(cell, titled=bool(title), coordinates=coordinates)
+    span = cell * (size - 1)
+    width = span + 2 * margin
+    height = top + span + margin
+    font = cell * 0.42
+
+    def x(col: int) -> float:
+        return margin + col * cell
+
+    def y(row: int) -> float:
+        return top + row * cell
+
+    heat = None
+    pass_value = None
+    if heatmap is not None:
+        values = np.asarray(heatmap, dtype=np.float64)
+        if values.shape == (size * size + 1,):
+            pass_value = float(values[-1])
+            values = values[:-1]
+        if values.size != size * size or values.ndim not in (1, 2):
+            raise ValueError(
+                f"heatmap must be [{size}, {size}] or [{size * size + 1}]; got shape {np.shape(heatmap)}"
+            )
+        heat = values.reshape(size, size)
+        height += cell * 0.8 if pass_value is not None else 0.0
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="Helvetica, Arial, sans-serif">',
+        f'<rect class="board" x="0" y="0" width="{width:.1f}" height="{height:.1f}" fill="{WOOD}"/>',
+    ]
+    if title:
+        out.append(
+            f'<text class="title" x="{width / 2:.1f}" y="{cell * 0.75:.1f}" text-anchor="middle" '
+            f'font-size="{cell * 0.5:.1f}" fill="{INK}">{html.escape(title)}</text>'
+        )
+    if heat is not None:
+        low, high, diverging = heat_scale(heat, heatmap_range)
+        for row in range(size):
+            for col in range(size):
+                value = heat[row, col]
+                if not np.isfinite(value) or value == 0:
+                    continue
+                fill = heat_colour(value, low, high, diverging)
+                out.append(
+                    f'<rect class="heat" x="{x(col) - cell / 2:.1f}" y="{y(row) - cell / 2:.1f}" '
+                    f'width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" '
+                    f'fill-opacity="0.85"><title>{heat_label(value)}</title></rect>'
+                )
+    path = "".join(f"M{x(0):.1f},{y(i):.1f}H{x(size - 1):.1f}" for i in range(size))
+    path += "".join(f"M{x(i):.1f},{y(0):.1f}V{y(size - 1):.1f}" for i in range(size))
+    out.append(f'<path class="grid" d="{path}" stroke="{INK}" stroke-width="1" fill="none"/>')
+    for row, col in star_points(size):
+        out.append(
+            f'<circle class="star" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{cell * 0.1:.1f}" fill="{INK}"/>'
+        )
+    if coordinates:
+        style = f'font-size="{font:.1f}" fill="{INK}" text-anchor="middle" dominant-baseline="central"'
+        for col in range(size):
+            for ypos in (top - cell * 0.8, top + span + cell * 0.8):
+                out.append(
+                    f'<text class="coord" x="{x(col):.1f}" y="{ypos:.1f}" {style}>{COLUMNS[col]}</text>'
+                )
+        for row in range(size):
+            for xpos in (margin - cell * 0.8, margin + span + cell * 0.8):
+                out.append(f'<text class="coord" x="{xpos:.1f}" y="{y(row):.1f}" {style}>{size - row}</text>')
+    radius = cell * 0.47
+    for point in np.flatnonzero(grid).tolist():
+        row, col = divmod(point, size)
+        colour = int(grid[row, col])
+        out.append(
+            f'<circle class="{STONE_CLASS[colour]}" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{radius:.1f}" '
+            f'fill="{STONE_FILL[colour]}" stroke="{INK}" stroke-width="0.8"/>'
+        )
+    labels: dict[int, str] = {}
+    if move_numbers is not None:
+        if isinstance(move_numbers, Mapping):
+            labels = {int(a): str(v) for a, v in move_numbers.items() if 0 <= int(a) < size * size}
+        else:
+            numbers = np.asarray(move_numbers)
+            if numbers.shape != (size, size):
+                raise ValueError(f"move_numbers must be [{size}, {size}]; got shape {numbers.shape}")
+            labels = {int(a): str(numbers.flat[a]) for a in np.flatnonzero(numbers)}
+    if heat is not None and heatmap_labels:
+        for point in np.flatnonzero(np.isfinite(heat.reshape(-1)) & (heat.reshape(-1) != 0)).tolist():
+            if grid.flat[point] == EMPTY and point not in labels:
+                row, col = divmod(point, size)
+                value = float(heat.flat[point])
+                ink = ink_on(heat_colour(value, low, high, diverging))
+                out.append(
+                    f'<text class="heat-label" x="{x(col):.1f}" y="{y(row):.1f}" '
+                    f'font-size="{font * 0.8:.1f}" text-anchor="middle" dominant-baseline="central" '
+                    f'fill="{ink}">{heat_label(value)}</text>'
+                )
+    for action, text in labels.items():
+        row, col = divmod(action, size)
+        colour = int(grid[row, col])
+        out.append(
+            f'<text class="move-number" x="{x(col):.1f}" y="{y(row):.1f}" font-size="{font:.1f}" '
+            f'text-anchor="middle" dominant-baseline="central" fill="{STONE_TEXT[colour]}">'
+            f"{html.escape(text)}</text>"
+        )
+    mark = _last_move(state, last_move, size)
+    if mark is not None and mark not in labels:
+        row, col = divmod(mark, size)
+        colour = int(grid[row, col])
+        ring = STONE_TEXT[colour] if colour != EMPTY else "#c0392b"
+        out.append(
+            f'<circle class="last-move" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{cell * 0.22:.1f}" '
+            f'fill="none" stroke="{ring}" stroke-width="{max(1.5, cell * 0.07):.1f}"/>'
+        )
+    if pass_value is not None:
+        out.append(
+            f'<text class="pass-value" x="{width / 2:.1f}" y="{height - cell * 0.5:.1f}" '
+            f'text-anchor="middle" font-size="{font:.1f}" fill="{INK}">pass: {pass_value:.3g}</text>'
+        )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _last_move(state, last_move, size: int) -> int | None:
+    if last_move is None or last_move is False:
+        return None
+    if last_move is True:
+        value = getattr(state, "last_move", None)
+        if value is None:
+            return None
+        value = int(np.asarray(value))
+    else:
+        value = int(last_move)
+    return value if 0 <= value < size * size else None
+
+
+class SvgBoard:
+    """An SVG picture that Jupyter renders inline (``_repr_svg_``, ``_repr_html_``).
+
+    ``SvgBoard.from_state(config, state, **kwargs)`` takes the arguments of
+    :func:`board_svg`; ``SvgBoard(svg_text)`` wraps any SVG (e.g. from
+    :func:`planes_grid_svg`).
+    """
+
+    def __init__(self, svg: str):
+        self.svg = svg
+
+    @classmethod
+    def from_state(cls, config: GoConfig, state, **kwargs) -> SvgBoard:
+        """A picture of ``state`` (a ``GoState`` or an ``[N, N]`` board); see :func:`board_svg`."""
+        return cls(board_svg(config, state, **kwargs))
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def _repr_html_(self) -> str:
+        return f'<div style="display:inline-block">{self.svg}</div>'
+
+    def save(self, path) -> Path:
+        """Writes the SVG to ``path`` (UTF-8, atomically: temporary file, then ``os.replace``)."""
+        return atomic_write(path, self.svg)
+
+    def __str__(self) -> str:
+        return self.svg
