@@ -1,5 +1,9 @@
-"""Host-side (NumPy) companions of the engine: vertices, ASCII diagrams, host
-chains, result strings, the invariant checker, compiled rules and atomic files.
+"""Host-side (NumPy) companions of the engine, one module each: boards decoded
+from bitboards (``grid``), chains and liberties (``chains``), why a move is
+refused (``illegal``), GTP vertices (``vertices``), ASCII diagrams
+(``diagram``), result strings (``results``), compiled rules for host code
+(``compiled``), the invariant checker (``invariants``) and atomic files
+(``atomic``).
 
 This package imports only :mod:`gojax._core`.
 """

@@ -28,8 +28,7 @@ from gojax._host.illegal import why_illegal
 from gojax._host.vertices import vertex
 from gojax.dataset._store import FORMAT, MoveDataset, load_with_key
 from gojax.features import _blocks as blocks
-from gojax.sgf._parse import SGFError
-from gojax.sgf._write import sgf_point
+from gojax.sgf import SGFError, sgf_point
 
 __all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
 
