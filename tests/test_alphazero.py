@@ -465,6 +465,19 @@ def test_search_settings_are_hashable_values_shared_by_every_user(clueless):
         az.AlphaZeroPlayer(graphdef, variables, 8)
 
 
+def test_score_if_ended_scores_only_the_games_that_ended():
+    from gojax._core.scoring import score_if_ended
+
+    ahead = gojax.from_ascii(CONFIG, BLACK_AHEAD)
+    full = float(gojax.score(CONFIG, ahead))
+    assert full > 0  # black is ahead by more than the komi
+    both = _stack([ahead, ahead])
+    ended = jnp.asarray([True, False])
+    margins = jax.jit(jax.vmap(functools.partial(score_if_ended, CONFIG)))(both, ended)
+    assert margins.dtype == jnp.float32
+    assert np.asarray(margins).tolist() == [full, 0.0]
+
+
 # ------------------------------------------------------------------ player
 
 
