@@ -573,6 +573,15 @@ for name, extra in (("one", dict(devices=1, batch=8)), ("four", dict(devices=4, 
         args = ocp.args.Composite(arrays=ocp.args.StandardRestore())
         arrays = m.restore(m.latest_step(), args=args)["arrays"]
     np.savez(os.path.join(root, name + ".npz"), **{k: np.asarray(v) for k, v in arrays.items()})
+# The run's latest checkpoint, and the network checkpoint written beside it.
+from gojax import alphazero as az
+from gojax.training import restore_run
+cfg, graphdef, variables, counters = restore_run(os.path.join(root, "one"))
+net, _, meta = az.load_checkpoint(os.path.join(root, "one", "network"))
+total = lambda tree: float(sum(np.abs(np.asarray(x, np.float64)).sum() for x in jax.tree.leaves(tree)))
+out["restored"] = {"iteration": counters.iteration, "train_steps": counters.train_steps, "blocks": cfg.blocks,
+                   "params": total(variables["params"]), "network_params": total(az.split(net)[1]["params"]),
+                   "network_steps": meta["train_steps"]}
 print("RESULT " + json.dumps(out))
 """
 
@@ -607,3 +616,8 @@ def test_four_devices_match_one(tmp_path):
             )
         else:  # games, moves, planes, outcomes, counters, keys: identical
             np.testing.assert_array_equal(x, y, err_msg=name)
+    restored = out["restored"]
+    saved = sum(float(np.abs(a[k].astype(np.float64)).sum()) for k in a.files if "variables_params" in k)
+    assert (restored["iteration"], restored["train_steps"], restored["blocks"]) == (3, one["train_steps"], 1)
+    assert restored["network_steps"] == one["train_steps"]
+    assert saved > 0 and restored["params"] == saved and restored["network_params"] == saved
