@@ -34,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import players
 from gojax._core.types import GoConfig, GoState
 from gojax.gtp._spec import Level, PlayerSpec
 
@@ -56,11 +57,9 @@ def safe_move(config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
     game is still open (under area scoring such a move costs nothing, and it
     never fills an own eye or puts the mover's stones in atari).
     """
-    from gojax.players import heuristic_tiers, sample_uniform
-
-    tiers = heuristic_tiers(config, state)[:3]
+    tiers = players.heuristic_tiers(config, state)[:3]
     nonempty = jnp.any(tiers, axis=1)
-    choice = sample_uniform(key, tiers[jnp.argmax(nonempty)])
+    choice = players.sample_uniform(key, tiers[jnp.argmax(nonempty)])
     return jnp.where(jnp.any(nonempty), choice, config.pass_action).astype(jnp.int32)
 
 
@@ -114,8 +113,6 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
     Raises:
       ValueError, TypeError: for a bad search, or a checkpoint that cannot be read.
     """
-    from gojax import players
-
     policies: dict[str, players.Player] = {
         "random": players.random_playout_policy,
         "heuristic": players.heuristic_playout_policy,
