@@ -116,15 +116,11 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     if args.in_process:
         ours = gtp.GTPEngine(
-            size=args.size,
-            komi=args.komi,
-            player=args.player,
-            simulations=args.simulations,
-            playouts=args.playouts,
-            rollout=args.rollout,
-            checkpoint=args.checkpoint,
-            seed=args.seed,
-            name=ours_name,
+            gojax.GoConfig(size=args.size, komi=args.komi),
+            gtp.PlayerSpec(
+                args.player, args.simulations, args.playouts, args.rollout, args.checkpoint, seed=args.seed
+            ),
+            gtp.EngineOptions(name=ours_name),
         )
     else:
         ours = gtp.GTPClient(engine_argv(args), timeout=1800, stderr=args.engine_log, name="gojax")

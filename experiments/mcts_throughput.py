@@ -72,14 +72,10 @@ def gojax_runner(args):
     fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(args.batch))
     step = jax.vmap(functools.partial(gojax.step, config))
     reset = jax.vmap(functools.partial(gojax.reset_if_done, config))
-    search = functools.partial(
-        az.search,
-        config,
-        graphdef,
-        num_simulations=args.simulations,
-        algorithm=args.algorithm,
-        **_search_options(args),
+    settings = az.SearchSettings(
+        num_simulations=args.simulations, algorithm=args.algorithm, **_search_options(args)
     )
+    search = functools.partial(az.search, config, graphdef, settings=settings)
 
     def one(states, key):
         out = search(variables, states, key)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 import jax
 import jax.numpy as jnp
@@ -168,7 +169,12 @@ def searches():
     }
     return {
         name: jax.jit(
-            functools.partial(az.search, CONFIG, graphdef, num_simulations=SIMS, algorithm=name, **opts)
+            functools.partial(
+                az.search,
+                CONFIG,
+                graphdef,
+                settings=az.SearchSettings(num_simulations=SIMS, algorithm=name, **opts),
+            )
         )
         for name, opts in options.items()
     }
@@ -409,12 +415,67 @@ def test_finished_game_at_the_root(clueless_out, lover_out, positions):
 
 def test_search_rejects_bad_options(positions, clueless):
     graphdef, variables = clueless
-    with pytest.raises(ValueError, match="algorithm"):
-        az.search(
-            CONFIG, graphdef, variables, positions[1], jax.random.PRNGKey(0), num_simulations=2, algorithm="x"
-        )
-    with pytest.raises(ValueError, match="num_simulations"):
-        az.search(CONFIG, graphdef, variables, positions[1], jax.random.PRNGKey(0), num_simulations=0)
+    with pytest.raises(ValueError, match=r"algorithm.*'x'"):
+        az.SearchSettings(num_simulations=2, algorithm="x")
+    with pytest.raises(ValueError, match=r"num_simulations.*0"):
+        az.SearchSettings(num_simulations=0)
+    with pytest.raises(TypeError, match="SearchSettings"):
+        az.search(CONFIG, graphdef, variables, positions[1], jax.random.PRNGKey(0), {"num_simulations": 2})
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("num_simulations", 0, ValueError),
+        ("num_simulations", 2.0, TypeError),
+        ("num_simulations", True, TypeError),
+        ("algorithm", "mcts", ValueError),
+        ("max_depth", 0, ValueError),
+        ("max_num_considered_actions", 0, ValueError),
+        ("gumbel_scale", -1.0, ValueError),
+        ("gumbel_scale", "big", TypeError),
+        ("dirichlet_fraction", 1.5, ValueError),
+        ("dirichlet_alpha", 0.0, ValueError),
+        ("temperature", float("nan"), ValueError),
+        ("pb_c_init", -0.5, ValueError),
+        ("pb_c_base", 0, ValueError),
+    ],
+)
+def test_search_settings_name_the_bad_field_and_value(field, value, error):
+    with pytest.raises(error, match=rf"SearchSettings\.{field} .*{re.escape(repr(value))}"):
+        az.SearchSettings(**{field: value})
+
+
+def test_search_settings_are_hashable_values_shared_by_every_user(clueless):
+    graphdef, variables = clueless
+    settings = az.SearchSettings(num_simulations=8, gumbel_scale=0)
+    assert settings == az.SearchSettings(num_simulations=8, gumbel_scale=0.0)
+    assert hash(settings) == hash(az.SearchSettings(num_simulations=8, gumbel_scale=0.0))
+    assert isinstance(settings.gumbel_scale, float)
+    play = settings.for_play()
+    assert (play.temperature, play.dirichlet_fraction, play.num_simulations) == (0.0, 0.0, 8)
+    assert az.SearchSettings.from_dict(settings.to_dict()) == settings
+    with pytest.raises(ValueError, match="unknown SearchSettings fields"):
+        az.SearchSettings.from_dict({"simulations": 8})
+    assert az.SelfPlaySettings(search=settings).search is settings
+    assert az.AlphaZeroPlayer(graphdef, variables, settings).settings is settings
+    with pytest.raises(TypeError, match=r"SelfPlaySettings\.search"):
+        az.SelfPlaySettings(search=8)
+    with pytest.raises(TypeError, match=r"AlphaZeroPlayer\.settings"):
+        az.AlphaZeroPlayer(graphdef, variables, 8)
+
+
+def test_score_if_ended_scores_only_the_games_that_ended():
+    from gojax._core.scoring import score_if_ended
+
+    ahead = gojax.from_ascii(CONFIG, BLACK_AHEAD)
+    full = float(gojax.score(CONFIG, ahead))
+    assert full > 0  # black is ahead by more than the komi
+    both = _stack([ahead, ahead])
+    ended = jnp.asarray([True, False])
+    margins = jax.jit(jax.vmap(functools.partial(score_if_ended, CONFIG)))(both, ended)
+    assert margins.dtype == jnp.float32
+    assert np.asarray(margins).tolist() == [full, 0.0]
 
 
 # ------------------------------------------------------------------ player
@@ -422,7 +483,8 @@ def test_search_rejects_bad_options(positions, clueless):
 
 def test_player_in_a_match_against_random(clueless, jitted):
     graphdef, variables = clueless
-    player = az.AlphaZeroPlayer(graphdef, variables, num_simulations=4, algorithm="puct")
+    settings = az.SearchSettings(num_simulations=4, algorithm="puct").for_play()
+    player = az.AlphaZeroPlayer(graphdef, variables, settings)
     result = players.play_match(
         CONFIG,
         player,
@@ -441,11 +503,11 @@ def test_player_in_a_match_against_random(clueless, jitted):
     # A pytree whose only leaves are the variables; hashed by identity.
     leaves, treedef = jax.tree.flatten(player)
     assert len(leaves) == len(jax.tree.leaves(variables))
-    assert jax.tree.unflatten(treedef, leaves).num_simulations == 4
-    twin = az.AlphaZeroPlayer(graphdef, variables, num_simulations=4, algorithm="puct")
+    assert jax.tree.unflatten(treedef, leaves).settings.num_simulations == 4
+    twin = az.AlphaZeroPlayer(graphdef, variables, settings)
     assert player == player and player != twin and isinstance(hash(player), int)
     with pytest.raises(ValueError, match="algorithm"):
-        az.AlphaZeroPlayer(graphdef, variables, algorithm="mcts")
+        az.AlphaZeroPlayer(graphdef, variables, az.SearchSettings(algorithm="mcts"))
 
 
 # ------------------------------------------------------------- checkpoints

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 import gojax
 from gojax import gtp
-from gojax.gtp._players import Level
+from gojax.gtp import EngineOptions, Level, PlayerSpec
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgf"
 SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
@@ -111,7 +111,7 @@ def engine(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local():
     """An in-process engine with the random player on 5x5."""
-    return gtp.GTPEngine(size=5, player="random", seed=2)
+    return gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=2))
 
 
 def _new_game(engine, komi="7.5"):
@@ -350,7 +350,7 @@ def test_deadline_cuts_off_a_late_search():
         return config.pass_action  # never seen after the warm-up: the search is always late
 
     level = Level("sneaky", lambda config: sneaky, "sneaky", jit=False)
-    engine = gtp.GTPEngine(size=5, levels=[level], seed=3)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec(seed=3), EngineOptions(levels=[level]))
     engine.send("komi 7.5")
     engine.send("time_settings 0 1 1")  # warm-up: one fast call
     assert len(calls) == 1
@@ -369,13 +369,14 @@ def test_early_pass_is_replaced_by_a_safe_move():
         return config.pass_action
 
     passer = Level("always pass", lambda config: always_pass, "pass", jit=False)
-    engine = gtp.GTPEngine(size=5, levels=[passer], seed=4)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec(seed=4), EngineOptions(levels=[passer]))
     engine.send("play b c3")
     vertex = engine.send("genmove w")
     assert vertex != "pass" and engine.game.board().reshape(-1)[gojax.from_gtp(engine.config, vertex)] == 2
     engine.send("play b pass")
     assert engine.send("genmove w") == "pass"  # after the opponent's pass, a pass is the player's to make
-    allowed = gtp.GTPEngine(size=5, levels=[passer], allow_early_pass=True)
+    options = EngineOptions(levels=[passer], allow_early_pass=True)
+    allowed = gtp.GTPEngine(gojax.GoConfig(size=5), options=options)
     assert allowed.send("genmove b") == "pass"
 
 
@@ -428,7 +429,7 @@ def test_loadsgf_shared_game_matches_sgfmill(local):
 @pytest.mark.skipif(gtp.find_gnugo() is None, reason="GNU Go is not installed")
 def test_full_5x5_game_against_gnugo():
     config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
-    ours = gtp.GTPEngine(size=5, player="random", seed=5)
+    ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=5))
     with gtp.GTPClient(gtp.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
         game = gtp.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
         assert game.reason == "two passes", game.reason
@@ -455,3 +456,75 @@ def test_client_timeout_and_dead_engine(tmp_path):
     with gtp.GTPClient([sys.executable, "-c", "pass"]) as client:
         with pytest.raises(gtp.GTPError, match=r"exited|not running"):
             client.send("name")
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine's arguments: rules, player, options.
+
+
+def test_engine_arguments_from_the_command_line():
+    from gojax.gtp._main import build_parser, engine_arguments
+
+    argv = ["--size", "7", "--komi", "5", "--ko-rule", "simple", "--suicide", "--max-moves", "60"]
+    argv += ["--player", "mc", "--playouts", "3", "--rollout", "heuristic", "--seed", "9", "--name", "x"]
+    argv += ["--no-warmup", "--no-pass-when-ahead", "--allow-early-pass"]
+    rules, player, options = engine_arguments(build_parser().parse_args(argv))
+    assert rules == gojax.GoConfig(size=7, komi=5.0, ko_rule="simple", suicide=True, max_moves=60)
+    assert player == PlayerSpec("mc", simulations=128, playouts=3, rollout="heuristic", seed=9)
+    assert options == EngineOptions(name="x", warm_up=False, pass_when_ahead=False, allow_early_pass=True)
+    rules, player, options = engine_arguments(build_parser().parse_args([]))
+    assert (rules, player, options) == (gojax.GoConfig(size=19), PlayerSpec(), EngineOptions())
+
+
+def test_engine_keeps_its_rules_across_boardsize():
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5, ko_rule="situational", suicide=True), PlayerSpec("random"))
+    assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True, max_moves=100)
+    engine.send("boardsize 7")
+    assert engine.config == gojax.GoConfig(size=7, ko_rule="situational", suicide=True, max_moves=196)
+    capped = gtp.GTPEngine(gojax.GoConfig(size=5, max_moves=30), PlayerSpec("random"))
+    capped.send("boardsize 6")
+    assert capped.config.max_moves == 30 and capped.config.size == 6
+    named = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random"), EngineOptions(name="me"))
+    assert named.send("name") == "me"
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: PlayerSpec("alphabeta"), ValueError, r"PlayerSpec\.kind .*'alphabeta'"),
+        (lambda: PlayerSpec(simulations=0), ValueError, r"PlayerSpec\.simulations .*0"),
+        (lambda: PlayerSpec(playouts=2.5), TypeError, r"PlayerSpec\.playouts .*2\.5"),
+        (lambda: PlayerSpec(rollout="smart"), ValueError, r"PlayerSpec\.rollout .*'smart'"),
+        (lambda: PlayerSpec("az"), ValueError, r"PlayerSpec\.checkpoint"),
+        (lambda: PlayerSpec("uct", search=object()), ValueError, r"PlayerSpec\.search"),
+        (lambda: EngineOptions(levels=[]), ValueError, r"EngineOptions\.levels"),
+        (lambda: gtp.GTPEngine(gojax.GoConfig(size=5), "random"), TypeError, r"GTPEngine player"),
+        (lambda: gtp.GTPEngine(5), TypeError, r"GTPEngine rules"),
+    ],
+)
+def test_engine_arguments_are_validated(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_alphazero_player_gets_the_search_settings(tmp_path):
+    pytest.importorskip("flax")
+    pytest.importorskip("mctx")
+    pytest.importorskip("orbax.checkpoint")
+    from flax import nnx
+
+    from gojax import alphazero as az
+
+    network = az.NetworkConfig(blocks=0, channels=4)
+    net = az.PolicyValueNet(network, 5, az.BASIC_NUM_CHANNELS, rngs=nnx.Rngs(0))
+    az.save_checkpoint(tmp_path / "net", net, network, board_size=5)
+    search = az.SearchSettings(algorithm="puct", temperature=0.0, dirichlet_fraction=0.0, pb_c_init=2.0)
+    spec = PlayerSpec("az", simulations=8, checkpoint=str(tmp_path / "net"), search=search)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=9), spec)
+    assert engine.config.size == 5  # the network's board
+    config = engine.config
+    made = [level.make(config) for level in engine.searcher.levels[:2]]
+    assert [p.settings for p in made] == [search.replace(num_simulations=n) for n in (8, 2)]
+    assert engine.searcher.levels[0].label == "AlphaZero puct 8 simulations"
+    with pytest.raises(TypeError, match=r"PlayerSpec\.search"):
+        gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("az", checkpoint=str(tmp_path / "net"), search=8))

@@ -12,10 +12,14 @@ JAX compilation cache under ``tmp_path`` between their processes.
 
 from __future__ import annotations
 
+import argparse
+import ast
 import csv
+import dataclasses
 import functools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -33,14 +37,13 @@ pytest.importorskip("orbax.checkpoint")
 pytest.importorskip("mctx")
 
 import gojax
-from gojax import symmetry
-from gojax.alphazero import _network as net_lib
-from gojax.alphazero import _observe, _replay, _selfplay, _training
+from gojax import alphazero as az
+from gojax import symmetry, training
 
 ROOT = Path(__file__).resolve().parents[1]
 # Positional superko (the default), a short move cap so that every game ends within the test.
 CONFIG = gojax.GoConfig(size=5, komi=0.5, max_moves=16)
-CHANNELS = _observe.BASIC_CHANNELS
+CHANNELS = az.BASIC_CHANNELS
 BATCH = 4
 TINY = [
     "--size",
@@ -109,20 +112,20 @@ def tromp_taylor(board: np.ndarray, komi: float) -> float:
 def network():
     from flax import nnx
 
-    net = net_lib.PolicyValueNet(
-        net_lib.NetworkConfig(blocks=1, channels=8), 5, CHANNELS.num_channels, rngs=nnx.Rngs(0)
+    net = az.PolicyValueNet(
+        az.NetworkConfig(blocks=1, channels=8), 5, CHANNELS.num_channels, rngs=nnx.Rngs(0)
     )
-    return net_lib.split(net)
+    return az.split(net)
 
 
 @pytest.fixture(scope="module")
 def selfplay_games(network):
     """Self-play one move per call, recording each finished game's rows and moves on the host."""
     graphdef, variables = network
-    settings = _selfplay.SelfPlaySettings(num_simulations=4, explore_moves=4)
-    play = jax.jit(functools.partial(_selfplay.selfplay, CONFIG, settings, graphdef, num_moves=1))
-    actor = _selfplay.selfplay_init(CONFIG, BATCH)
-    buffer = _replay.replay_init(BATCH * CONFIG.move_cap * 4, 5, CHANNELS.num_channels)  # no wrap-around
+    settings = az.SelfPlaySettings(search=az.SearchSettings(num_simulations=4), explore_moves=4)
+    play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=1))
+    actor = az.selfplay_init(CONFIG, BATCH)
+    buffer = az.replay_init(BATCH * CONFIG.move_cap * 4, 5, CHANNELS.num_channels)  # no wrap-around
     rows = [[] for _ in range(BATCH)]
     games, pending_ready = [], []
     key = jax.random.PRNGKey(7)
@@ -149,7 +152,7 @@ def jitted_step():
 
     def one(state, action):
         after = gojax.step(CONFIG, state, action)
-        return after, gojax.legal_action_mask(CONFIG, after), _observe.basic_planes(CONFIG, after)
+        return after, gojax.legal_action_mask(CONFIG, after), az.basic_planes(CONFIG, after)
 
     return jax.jit(one)
 
@@ -161,7 +164,7 @@ def _start():
     return (
         state,
         np.asarray(gojax.legal_action_mask(CONFIG, state)),
-        np.asarray(_observe.basic_planes(CONFIG, state)),
+        np.asarray(az.basic_planes(CONFIG, state)),
     )
 
 
@@ -169,37 +172,35 @@ def _start():
 
 
 def test_replay_ring_wraps_around_and_masks():
-    buf = _replay.replay_init(5, 2, 1, dtype=jnp.float32)
+    buf = az.replay_init(5, 2, 1, dtype=jnp.float32)
     planes = lambda vals: jnp.asarray(vals, jnp.float32)[:, None, None, None] * jnp.ones((1, 2, 2, 1))  # noqa: E731
     policy = jnp.tile(jnp.eye(5)[None, 0], (4, 1))
-    buf = _replay.replay_add(buf, planes([1, 2, 3]), policy[:3], jnp.asarray([1.0, -1.0, 1.0]))
+    buf = az.replay_add(buf, planes([1, 2, 3]), policy[:3], jnp.asarray([1.0, -1.0, 1.0]))
     assert int(buf.position) == 3 and int(buf.written) == 3
-    buf = _replay.replay_add(buf, planes([4, 5, 6, 7]), policy, jnp.asarray([-1.0, 1.0, -1.0, 1.0]))
+    buf = az.replay_add(buf, planes([4, 5, 6, 7]), policy, jnp.asarray([-1.0, 1.0, -1.0, 1.0]))
     # Rows 0..4 received examples 1..5, then 6 and 7 overwrote rows 0 and 1.
     assert np.asarray(buf.planes)[:, 0, 0, 0].tolist() == [6, 7, 3, 4, 5]
     assert np.asarray(buf.value).tolist() == [-1, 1, 1, -1, 1]
     assert int(buf.position) == 2 and int(buf.written) == 7 and bool(np.all(buf.ready))
     # A mask stores only the chosen examples, in consecutive rows.
-    buf = _replay.replay_add(
-        buf, planes([8, 9, 10]), policy[:3], jnp.zeros(3), jnp.asarray([True, False, True])
-    )
+    buf = az.replay_add(buf, planes([8, 9, 10]), policy[:3], jnp.zeros(3), jnp.asarray([True, False, True]))
     assert np.asarray(buf.planes)[:, 0, 0, 0].tolist() == [6, 7, 8, 10, 5]
     assert int(buf.position) == 4
 
 
 def test_replay_samples_only_finished_rows():
-    buf = _replay.replay_init(8, 2, 1, dtype=jnp.float32)
+    buf = az.replay_init(8, 2, 1, dtype=jnp.float32)
     policy = jnp.tile(jnp.eye(5)[None, 4], (3, 1))
-    buf, rows = _replay.replay_write(buf, jnp.zeros((3, 2, 2, 1)), policy)
+    buf, rows = az.replay_write(buf, jnp.zeros((3, 2, 2, 1)), policy)
     assert np.asarray(rows).tolist() == [0, 1, 2] and not bool(np.any(buf.ready))
-    buf = _replay.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 1.0]), jnp.asarray([False, True, False]))
-    _, _, z, drawn = _replay.replay_sample(buf, jax.random.PRNGKey(0), 200)
+    buf = az.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 1.0]), jnp.asarray([False, True, False]))
+    _, _, z, drawn = az.replay_sample(buf, jax.random.PRNGKey(0), 200)
     assert set(np.asarray(drawn).tolist()) == {1} and np.all(np.asarray(z) == -1.0)
-    buf = _replay.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 0.5]), jnp.ones(3, bool))
-    _, _, _, drawn = _replay.replay_sample(buf, jax.random.PRNGKey(1), 300)
+    buf = az.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 0.5]), jnp.ones(3, bool))
+    _, _, _, drawn = az.replay_sample(buf, jax.random.PRNGKey(1), 300)
     assert set(np.asarray(drawn).tolist()) == {0, 1, 2}
     with pytest.raises(ValueError, match="smaller than games"):
-        _replay.check_capacity(100, 4, 32)
+        az.check_capacity(100, 4, 32)
 
 
 # ----------------------------------------------------------------- self-play targets
@@ -256,7 +257,7 @@ def test_augmentation_keeps_policy_on_legal_points(selfplay_games):
     planes = jnp.asarray(buffer.planes[ready], jnp.float32)
     policy = jnp.asarray(buffer.policy[ready])
     assert _legal_mass_outside(np.asarray(planes), np.asarray(policy)) == 0.0
-    moved_planes, moved_policy = _training.augment_batch(jax.random.PRNGKey(3), planes, policy)
+    moved_planes, moved_policy = az.augment_batch(jax.random.PRNGKey(3), planes, policy)
     moved_planes, moved_policy = np.asarray(moved_planes), np.asarray(moved_policy)
     assert _legal_mass_outside(moved_planes, moved_policy) < 1e-6
     np.testing.assert_allclose(moved_policy[:, -1], np.asarray(policy)[:, -1])  # pass stays
@@ -277,8 +278,8 @@ def test_training_overfits_a_fixed_batch(network, selfplay_games):
         jnp.asarray(buffer.policy[ready]),
         jnp.asarray(buffer.value[ready]),
     )
-    optimizer = _training.make_optimizer(_training.OptimizerConfig(learning_rate=1e-2, warmup_steps=0))
-    step = jax.jit(functools.partial(_training.train_step, graphdef, optimizer))
+    optimizer = az.make_optimizer(az.OptimizerConfig(learning_rate=1e-2, warmup_steps=0))
+    step = jax.jit(functools.partial(az.train_step, graphdef, optimizer))
     opt_state = optimizer.init(variables["params"])
     kl, value = [], []
     for _ in range(60):
@@ -289,6 +290,156 @@ def test_training_overfits_a_fixed_batch(network, selfplay_games):
     assert np.all(np.isfinite(kl + value))
     assert kl[-1] < 0.3 * kl[0], kl[::10]
     assert value[-1] < 0.3 * value[0], value[::10]
+
+
+# ----------------------------------------------------------------- settings and flags
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser()
+    training.add_arguments(parser)
+    return parser
+
+
+def test_every_config_field_has_a_flag_with_its_help_and_default():
+    parser = _parser()
+    actions = {a.dest: a for a in parser._actions if a.dest != "help"}
+    fields = dataclasses.fields(training.TrainConfig)
+    assert sorted(actions) == sorted(f.name for f in fields)
+    for field in fields:
+        action = actions[field.name]
+        assert training.flag_name(field.name) in action.option_strings
+        assert field.metadata["help"] and field.metadata["help"] in action.help
+        assert "default" in action.help
+    assert "--replay-dtype" in actions["replay_dtype"].option_strings
+    assert "--lr" in actions["learning_rate"].option_strings
+    # Nothing given: nothing set, the defaults stay.
+    assert training.from_arguments(parser.parse_args([])) == training.TrainConfig()
+
+
+def test_flags_round_trip_to_an_equal_config():
+    parser = _parser()
+    changed = training.TrainConfig(
+        size=7,
+        komi=9.0,
+        ko_rule="simple",
+        max_moves=40,
+        algorithm="puct",
+        gumbel_scale=0.5,
+        dirichlet_alpha=0.1,
+        batch_per_device=8,
+        reuse=2.5,
+        replay_dtype="float16",
+        optimizer="sgd",
+        learning_rate=3e-4,
+        augment=False,
+        max_iterations=5,
+        devices=1,
+        eval_opponents=(),
+        final_eval_opponents=("pure_mc",),
+        run_dir="runs/x y",
+        progress=False,
+    )
+    for config in (training.TrainConfig(), changed):
+        argv = training.to_arguments(config)
+        assert training.from_arguments(parser.parse_args(argv)) == config
+    # Only the changed fields, on top of the defaults.
+    short = training.to_arguments(changed, only_changed=True)
+    assert "--size" in short and "--blocks" not in short
+    assert training.from_arguments(parser.parse_args(short)) == changed
+    assert training.from_arguments(parser.parse_args(["--max-moves", "none", "--lr", "0.5"])) == (
+        training.TrainConfig(learning_rate=0.5)
+    )
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--replay-dtype", "int4"])
+
+
+def test_config_builds_the_parts_of_a_run_in_one_place():
+    config = training.TrainConfig(
+        size=7, komi=9, max_moves=30, blocks=2, channels=16, simulations=12, algorithm="puct",
+        dirichlet_fraction=0.1, explore_moves=3, eval_gumbel_scale=0.0, optimizer="sgd",
+        learning_rate=0.01, weight_decay=0.0, warmup_steps=7,
+    )  # fmt: skip
+    assert config.rules() == gojax.GoConfig(size=7, komi=9.0, max_moves=30)
+    assert config.network_config() == az.NetworkConfig(blocks=2, channels=16)
+    search = config.search_settings()
+    assert (search.num_simulations, search.algorithm, search.dirichlet_fraction) == (12, "puct", 0.1)
+    selfplay = config.selfplay_settings()
+    assert selfplay.search == search and selfplay.explore_moves == 3
+    evaluation = config.eval_search_settings()
+    assert evaluation == search.for_play().replace(gumbel_scale=0.0)
+    assert config.optimizer_config() == az.OptimizerConfig(
+        kind="sgd", learning_rate=0.01, weight_decay=0.0, warmup_steps=7
+    )
+    assert training.TrainConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match=r"SearchSettings\.gumbel_scale .*-1"):
+        training.TrainConfig(gumbel_scale=-1.0)
+    with pytest.raises(TypeError, match=r"TrainConfig\.batch .*'8'"):
+        training.TrainConfig(batch="8")
+    with pytest.raises(ValueError, match=r"TrainConfig\.eval_games .*3"):
+        training.TrainConfig(eval_games=3)
+    with pytest.raises(ValueError, match="unknown opponents"):
+        training.TrainConfig(eval_opponents=("gnugo",))
+
+
+def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    saved = training.TrainConfig(size=5, blocks=1, run_dir=str(run_dir), minutes=1.0)
+    (run_dir / "config.json").write_text(json.dumps(saved.to_dict()))
+    parser = training.build_parser()
+    args = parser.parse_args(["--run-dir", str(run_dir), "--resume", "--blocks", "4", "--minutes", "9"])
+    config = training.config_from_arguments(args)
+    assert config == saved.replace(minutes=9.0)
+    assert "ignoring ['blocks']" in capsys.readouterr().err
+    fresh = training.config_from_arguments(parser.parse_args(["--size", "7"]))
+    assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports (top level or not), absolute names."""
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolved against the file's package
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], base]).rstrip(".")
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_alphazero_imports_neither_gtp_nor_training_and_gtp_not_training():
+    for package, forbidden in (
+        ("alphazero", ("gojax.gtp", "gojax.training")),
+        ("gtp", ("gojax.training",)),
+    ):
+        for path in sorted((ROOT / "gojax" / package).glob("*.py")):
+            bad = sorted(n for n in _imports(path) if n.startswith(forbidden))
+            assert not bad, (path.name, bad)
+    # At run time too: alphazero loads neither; gtp loads no flax (its AlphaZero player loads it when asked).
+    for module, unwanted in (
+        ("gojax.alphazero", ("gojax.gtp", "gojax.training")),
+        ("gojax.gtp", ("gojax.training", "gojax.alphazero", "flax")),
+    ):
+        code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith({unwanted!r})))"
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT, check=True
+        )
+        assert out.stdout.strip() == "[]", (module, out.stdout)
+
+
+def test_training_modules_stay_small_and_private_names_stay_home():
+    for path in sorted((ROOT / "gojax" / "training").glob("*.py")):
+        assert len(path.read_text().splitlines()) <= 400, path.name
+        private = [n for n in _imports(path) if re.search(r"gojax\.(?!training)\w+\._", n)]
+        private = [n for n in private if not n.startswith(("gojax._core", "gojax._host"))]
+        assert not private, (path.name, private)
 
 
 # ----------------------------------------------------------------- subprocesses
@@ -324,9 +475,7 @@ def _raw_checkpoint(directory: Path, step: int) -> dict[str, np.ndarray]:
 
 
 def _gnugo_installed() -> bool:
-    from gojax.alphazero._evaluation import gnugo_available
-
-    return gnugo_available()
+    return training.gnugo_available()
 
 
 def test_kill_and_resume(tmp_path):
@@ -408,7 +557,7 @@ _MULTI = r"""
 import json, os, sys
 import jax, numpy as np
 import orbax.checkpoint as ocp
-from gojax.alphazero._trainer import TrainConfig, train
+from gojax.training import TrainConfig, train
 root = sys.argv[1]
 common = dict(size=5, blocks=1, channels=8, simulations=4, moves_per_iteration=4, max_moves=8,
               train_batch=16, replay_capacity=512, min_replay=1, train_steps=2, max_iterations=3,
@@ -424,6 +573,15 @@ for name, extra in (("one", dict(devices=1, batch=8)), ("four", dict(devices=4, 
         args = ocp.args.Composite(arrays=ocp.args.StandardRestore())
         arrays = m.restore(m.latest_step(), args=args)["arrays"]
     np.savez(os.path.join(root, name + ".npz"), **{k: np.asarray(v) for k, v in arrays.items()})
+# The run's latest checkpoint, and the network checkpoint written beside it.
+from gojax import alphazero as az
+from gojax.training import restore_run
+cfg, graphdef, variables, counters = restore_run(os.path.join(root, "one"))
+net, _, meta = az.load_checkpoint(os.path.join(root, "one", "network"))
+total = lambda tree: float(sum(np.abs(np.asarray(x, np.float64)).sum() for x in jax.tree.leaves(tree)))
+out["restored"] = {"iteration": counters.iteration, "train_steps": counters.train_steps, "blocks": cfg.blocks,
+                   "params": total(variables["params"]), "network_params": total(az.split(net)[1]["params"]),
+                   "network_steps": meta["train_steps"]}
 print("RESULT " + json.dumps(out))
 """
 
@@ -458,3 +616,8 @@ def test_four_devices_match_one(tmp_path):
             )
         else:  # games, moves, planes, outcomes, counters, keys: identical
             np.testing.assert_array_equal(x, y, err_msg=name)
+    restored = out["restored"]
+    saved = sum(float(np.abs(a[k].astype(np.float64)).sum()) for k in a.files if "variables_params" in k)
+    assert (restored["iteration"], restored["train_steps"], restored["blocks"]) == (3, one["train_steps"], 1)
+    assert restored["network_steps"] == one["train_steps"]
+    assert saved > 0 and restored["params"] == saved and restored["network_params"] == saved

@@ -10,11 +10,20 @@ does not load this package. It needs flax (NNX), mctx and orbax-checkpoint.
 * :class:`NetworkConfig`, :class:`PolicyValueNet`, :func:`split`,
   :func:`apply`, :func:`merge` - the network, as an NNX module and as a pure
   function (``_network.py``).
+* :class:`SearchSettings` - the settings of a search (simulations, algorithm,
+  noise), one validated object shared by self-play, players, evaluation and
+  GTP (``_settings.py``).
 * :func:`search`, :func:`make_root`, :func:`make_recurrent_fn`,
   :func:`legal_logits` - batched AlphaZero search on mctx (PUCT or Gumbel
   MuZero) with :func:`gojax.step` as the model (``_search.py``).
 * :class:`AlphaZeroPlayer` - network plus search as a gojax player (``_player.py``).
-* :func:`save_checkpoint`, :func:`load_checkpoint` - orbax checkpoints (``_checkpoint.py``).
+* :func:`save_checkpoint`, :func:`load_checkpoint` - orbax network
+  checkpoints, what players and ``gojax-gtp --player az`` load (``_checkpoint.py``).
+* the pieces of self-play training: the replay buffer (``_replay.py``),
+  self-play (``_selfplay.py``), the loss, optimizer and training step
+  (``_optimize.py``) and data parallelism (``_sharding.py``). The training
+  driver that runs them (configuration, run state, run checkpoints,
+  evaluation, metrics) is :mod:`gojax.training`.
 
 Shapes: ``B`` batch, ``N`` board side, ``P = N * N``, ``A = P + 1`` (pass is
 action ``P``), ``C`` observation channels.
@@ -31,20 +40,24 @@ from gojax.alphazero._observe import (
     basic_planes,
     num_planes,
 )
-from gojax.alphazero._player import AlphaZeroPlayer
+from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer
 from gojax.alphazero._search import ILLEGAL_LOGIT, legal_logits, make_recurrent_fn, make_root, search
+from gojax.alphazero._settings import ALGORITHMS, SearchSettings
 
 __all__ = [
+    "ALGORITHMS",
     "BASIC_CHANNELS",
     "BASIC_NUM_CHANNELS",
     "CHECKPOINT_FORMAT",
     "ILLEGAL_LOGIT",
     "OBSERVATIONS",
+    "PLAY_SETTINGS",
     "AlphaZeroPlayer",
     "BasicChannels",
     "NetworkConfig",
     "Observation",
     "PolicyValueNet",
+    "SearchSettings",
     "Variables",
     "apply",
     "basic_planes",
@@ -61,16 +74,16 @@ __all__ = [
 
 # Other modules of this package add their exports below, in their own block.
 
-# Self-play training (issue 6): replay buffer, self-play, loss and optimizer, data parallelism,
-# evaluation, the training loop (a host-side driver that jits) and its files.
+# Self-play training: replay buffer, self-play, loss and optimizer, data parallelism.
 # isort: split
-from gojax.alphazero._evaluation import (
-    Evaluator,
-    default_baselines,
-    gnugo_available,
-    play_gnugo,
-    summarize_games,
-    summarize_results,
+from gojax.alphazero._optimize import (
+    OptimizerConfig,
+    TrainMetrics,
+    augment_batch,
+    loss_fn,
+    make_optimizer,
+    sample_and_train,
+    train_step,
 )
 from gojax.alphazero._replay import (
     ReplayBuffer,
@@ -81,8 +94,6 @@ from gojax.alphazero._replay import (
     replay_sample,
     replay_write,
 )
-from gojax.alphazero._run_io import MetricsLog, TrainCheckpointer, plot_learning_curve, write_sgf_samples
-from gojax.alphazero._run_state import TrainingRun
 from gojax.alphazero._selfplay import SelfPlaySettings, SelfPlayState, SelfPlayStats, selfplay, selfplay_init
 from gojax.alphazero._sharding import (
     DATA_AXIS,
@@ -94,43 +105,23 @@ from gojax.alphazero._sharding import (
     replicated,
     shard_batch,
 )
-from gojax.alphazero._train_config import TrainConfig
-from gojax.alphazero._trainer import restore_run, train
-from gojax.alphazero._training import (
-    OptimizerConfig,
-    TrainMetrics,
-    augment_batch,
-    loss_fn,
-    make_optimizer,
-    sample_and_train,
-    train_step,
-)
 
 __all__ += [
     "DATA_AXIS",
-    "Evaluator",
-    "MetricsLog",
     "OptimizerConfig",
     "ReplayBuffer",
     "SelfPlaySettings",
     "SelfPlayState",
     "SelfPlayStats",
-    "TrainCheckpointer",
-    "TrainConfig",
     "TrainMetrics",
-    "TrainingRun",
     "augment_batch",
     "batch_sharding",
     "check_capacity",
     "constrain_batch",
-    "default_baselines",
-    "gnugo_available",
     "initialize_distributed",
     "loss_fn",
     "make_mesh",
     "make_optimizer",
-    "play_gnugo",
-    "plot_learning_curve",
     "replay_add",
     "replay_finish",
     "replay_init",
@@ -138,14 +129,9 @@ __all__ += [
     "replay_write",
     "replicate",
     "replicated",
-    "restore_run",
     "sample_and_train",
     "selfplay",
     "selfplay_init",
     "shard_batch",
-    "summarize_games",
-    "summarize_results",
-    "train",
     "train_step",
-    "write_sgf_samples",
 ]

@@ -2,7 +2,7 @@
 
 ::
 
-    player = AlphaZeroPlayer(graphdef, variables, num_simulations=64)
+    player = AlphaZeroPlayer(graphdef, variables, SearchSettings(num_simulations=64).for_play())
     result = players.play_match(config, player, players.random_player, num_games=100, key=key)
 
 **Hashing and jit.** ``variables`` is a pytree of arrays, so the player
@@ -21,7 +21,6 @@ argument and a new set of weights does not recompile::
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
 
 import jax
 import jax.numpy as jnp
@@ -31,19 +30,12 @@ from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables
 from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._search import search
+from gojax.alphazero._settings import SearchSettings
 
-__all__ = ["AlphaZeroPlayer"]
+__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer"]
 
-_STATIC_FIELDS = (
-    "graphdef",
-    "num_simulations",
-    "algorithm",
-    "observe",
-    "temperature",
-    "dirichlet_fraction",
-    "gumbel_scale",
-    "max_num_considered_actions",
-)
+PLAY_SETTINGS = SearchSettings(num_simulations=64).for_play()
+"""The default search of :class:`AlphaZeroPlayer`: Gumbel, 64 simulations, no PUCT noise."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -52,51 +44,31 @@ class AlphaZeroPlayer:
 
     Attributes:
       graphdef, variables: the network (:func:`split`).
-      num_simulations: simulations per move.
-      algorithm: ``"gumbel"`` or ``"puct"``.
+      settings: the search (:class:`SearchSettings`; use
+        :meth:`SearchSettings.for_play` for match games: no PUCT noise, the
+        most visited move).
       observe: the network's observation (must match its training).
-      temperature: ``"puct"``: 0 plays the most visited move (ties at random),
-        1 samples from the visit counts.
-      dirichlet_fraction: ``"puct"`` root noise (0 for evaluation games).
-      gumbel_scale: ``"gumbel"`` root noise (1 as in training; 0 deterministic).
-      max_num_considered_actions: ``"gumbel"`` root actions considered.
+
+    Raises:
+      TypeError: if ``settings`` is not a :class:`SearchSettings`.
     """
 
     graphdef: nnx.GraphDef
     variables: Variables
-    num_simulations: int = 64
-    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    settings: SearchSettings = PLAY_SETTINGS
     observe: Observation = basic_planes
-    temperature: float = 0.0
-    dirichlet_fraction: float = 0.0
-    gumbel_scale: float = 1.0
-    max_num_considered_actions: int = 16
 
     def __post_init__(self):
-        if self.algorithm not in ("gumbel", "puct"):
-            raise ValueError(f"algorithm must be 'gumbel' or 'puct', got {self.algorithm!r}")
-        n = self.num_simulations
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"num_simulations must be a positive int, got {n!r}")
+        if not isinstance(self.settings, SearchSettings):
+            raise TypeError(f"AlphaZeroPlayer.settings must be a SearchSettings, got {self.settings!r}")
 
     def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
         """``int32[]``: the search's move for ``state`` (one game, no batch axis)."""
         batch = jax.tree.map(lambda x: x[None], state)
-        out = search(
-            config,
-            self.graphdef,
-            self.variables,
-            batch,
-            key,
-            num_simulations=self.num_simulations,
-            algorithm=self.algorithm,
-            observe=self.observe,
-            temperature=self.temperature,
-            dirichlet_fraction=self.dirichlet_fraction,
-            gumbel_scale=self.gumbel_scale,
-            max_num_considered_actions=self.max_num_considered_actions,
-        )
+        out = search(config, self.graphdef, self.variables, batch, key, self.settings, observe=self.observe)
         return jnp.where(state.done, config.pass_action, out.action[0]).astype(jnp.int32)
 
 
-jax.tree_util.register_dataclass(AlphaZeroPlayer, data_fields=["variables"], meta_fields=list(_STATIC_FIELDS))
+jax.tree_util.register_dataclass(
+    AlphaZeroPlayer, data_fields=["variables"], meta_fields=["graphdef", "settings", "observe"]
+)

@@ -2,7 +2,7 @@
 
 ::
 
-    out = search(config, graphdef, variables, states, key, num_simulations=64)
+    out = search(config, graphdef, variables, states, key, SearchSettings(num_simulations=64))
     out.action            # int32[B]: the move to play
     out.action_weights    # float32[B, A]: the policy target for training
 
@@ -19,7 +19,7 @@ view.
 
 **Terminal nodes.** A move that ends the game (the second pass, the move cap;
 an illegal move, were one played) gets ``reward`` = its result for the player
-who made it (+1 win, -1 loss, 0 draw, :func:`gojax.players.result_for`: the
+who made it (+1 win, -1 loss, 0 draw, :func:`gojax.winner`: the
 Tromp-Taylor area decides, also for a game stopped by the move cap),
 ``discount = 0`` and value 0, so nothing below it counts. Below a terminal
 node only pass is allowed; stepping a finished game changes nothing and those
@@ -51,30 +51,53 @@ and 1.8 GB of statistics (use the simple ko rule, or a smaller batch).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.rules import legal_action_mask, step
-from gojax._core.types import GoConfig, GoState
+from gojax._core.scoring import score_if_ended
+from gojax._core.types import BLACK, GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
 from gojax.alphazero._observe import Observation, basic_planes
-from gojax.players._common import result_for
+from gojax.alphazero._settings import SearchSettings
 
 if TYPE_CHECKING:
     import mctx
     from flax import nnx
 
-__all__ = ["ILLEGAL_LOGIT", "legal_logits", "make_recurrent_fn", "make_root", "search"]
+__all__ = [
+    "ILLEGAL_LOGIT",
+    "legal_logits",
+    "make_recurrent_fn",
+    "make_root",
+    "search",
+]
 
 ILLEGAL_LOGIT = float(np.finfo(np.float32).min)
 """Prior logit of an illegal action at every node of the tree."""
 
 _LEGAL_ABOVE = -1e30  # prior logits above this are legal actions
 _ILLEGAL_VALUE_SCORE = -1e9  # value score of an illegal action in the wrapped qtransform
-_ALGORITHMS = ("gumbel", "puct")
+_DEFAULT_SETTINGS = SearchSettings()
+
+
+def _black_result_if_ended(
+    config: GoConfig, states: GoState, ended: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """``(result, score)``, ``float32[B]`` each, of the games that ``ended`` (``bool[B]``); 0 elsewhere.
+
+    ``result`` is black's (+1, -1, 0) as :func:`gojax.winner` decides it - a
+    forfeit (resignation, illegal move), otherwise the Tromp-Taylor area
+    score - and ``score`` that area score; both are computed only for the
+    games that ended (:func:`gojax._core.scoring.score_if_ended`).
+    """
+    margin = jax.vmap(functools.partial(score_if_ended, config))(states, ended)
+    forfeit = jnp.where(states.loser == BLACK, -1.0, 1.0)
+    black = jnp.where(states.loser > 0, forfeit, jnp.sign(margin))
+    return jnp.where(ended, black, 0.0).astype(jnp.float32), margin
 
 
 def legal_logits(config: GoConfig, state: GoState, logits: jax.Array) -> jax.Array:
@@ -136,13 +159,9 @@ def make_recurrent_fn(config: GoConfig, graphdef: nnx.GraphDef, observe: Observa
         del rng_key
         children = jax.vmap(functools.partial(step, config))(parents, action)
         ends = children.done & ~parents.done
-        # Score only the games that just ended: the others' boards are cleared,
-        # so the Tromp-Taylor flood fill has nothing to do at most nodes.
-        scored = children.replace(
-            stones=jnp.where(ends[:, None, None], children.stones, jnp.zeros_like(children.stones))
-        )
-        result = jax.vmap(functools.partial(result_for, config))(scored, parents.turn)
-        reward = jnp.where(ends, result, 0.0).astype(jnp.float32)
+        # Scored only where the game just ended: the other nodes pay almost nothing for it.
+        black, _ = _black_result_if_ended(config, children, ends)
+        reward = jnp.where(parents.turn == 0, black, -black).astype(jnp.float32)
         discount = jnp.where(children.done, 0.0, -1.0).astype(jnp.float32)
         logits, value = _evaluate(config, graphdef, variables, children, observe)
         output = mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits, value=value)
@@ -168,43 +187,22 @@ def search(
     variables: Variables,
     states: GoState,
     key: jax.Array,
+    settings: SearchSettings = _DEFAULT_SETTINGS,
     *,
-    num_simulations: int,
-    algorithm: Literal["gumbel", "puct"] = "gumbel",
     observe: Observation = basic_planes,
-    max_depth: int | None = None,
-    dirichlet_fraction: float = 0.25,
-    dirichlet_alpha: float = 0.3,
-    temperature: float = 1.0,
-    pb_c_init: float = 1.25,
-    pb_c_base: float = 19652.0,
-    max_num_considered_actions: int = 16,
-    gumbel_scale: float = 1.0,
 ) -> mctx.PolicyOutput:
     """Runs the AlphaZero search from a batch of games (see the module docstring).
 
-    Pure and jittable (``config``, ``graphdef``, ``observe`` and the keyword
-    options are static).
+    Pure and jittable (``config``, ``graphdef``, ``settings`` and ``observe``
+    are static).
 
     Args:
       config: the rules.
       graphdef, variables: the network (:func:`split`); evaluated in eval mode.
       states: :class:`gojax.GoState` with a leading ``[B]`` axis.
       key: PRNG key.
-      num_simulations: simulations (new nodes) per game.
-      algorithm: ``"gumbel"`` (``mctx.gumbel_muzero_policy``: Sequential
-        Halving with Gumbel at the root; ``action_weights`` is the improved
-        policy ``softmax(logits + completed Q)``) or ``"puct"``
-        (``mctx.muzero_policy``: AlphaZero's PUCT with Dirichlet noise at the
-        root; ``action_weights`` are the root visit frequencies).
+      settings: the algorithm, simulations and noise (:class:`SearchSettings`).
       observe: ``observe(config, state) -> float32[N, N, C]``, the network's input.
-      max_depth: cap on the depth of a simulation (``None``: ``num_simulations``).
-      dirichlet_fraction, dirichlet_alpha: root noise of ``"puct"``.
-      temperature: ``"puct"`` samples the action from ``visits ** (1 / temperature)``
-        (0: the most visited).
-      pb_c_init, pb_c_base: PUCT constants of ``"puct"``.
-      max_num_considered_actions: root actions sampled by ``"gumbel"``.
-      gumbel_scale: scale of the root Gumbel noise of ``"gumbel"`` (0: deterministic).
 
     Returns:
       ``mctx.PolicyOutput``: ``action int32[B]`` (always legal; pass for a
@@ -213,14 +211,12 @@ def search(
       :class:`gojax.GoState`, ``[B, num_simulations + 1]``).
 
     Raises:
-      ValueError: on an unknown ``algorithm`` or ``num_simulations < 1``.
+      TypeError: if ``settings`` is not a :class:`SearchSettings`.
     """
     import mctx
 
-    if algorithm not in _ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {algorithm!r}")
-    if isinstance(num_simulations, bool) or not isinstance(num_simulations, int) or num_simulations < 1:
-        raise ValueError(f"num_simulations must be a positive int, got {num_simulations!r}")
+    if not isinstance(settings, SearchSettings):
+        raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
     root, invalid = make_root(config, graphdef, variables, states, observe)
     recurrent_fn = make_recurrent_fn(config, graphdef, observe)
     common = dict(
@@ -228,23 +224,23 @@ def search(
         rng_key=key,
         root=root,
         recurrent_fn=recurrent_fn,
-        num_simulations=num_simulations,
+        num_simulations=settings.num_simulations,
         invalid_actions=invalid,
-        max_depth=max_depth,
+        max_depth=settings.max_depth,
     )
-    if algorithm == "puct":
+    if settings.algorithm == "puct":
         return mctx.muzero_policy(
             **common,
             qtransform=_masked_qtransform(mctx.qtransform_by_parent_and_siblings),
-            dirichlet_fraction=float(dirichlet_fraction),
-            dirichlet_alpha=float(dirichlet_alpha),
-            pb_c_init=pb_c_init,
-            pb_c_base=pb_c_base,
-            temperature=temperature,
+            dirichlet_fraction=settings.dirichlet_fraction,
+            dirichlet_alpha=settings.dirichlet_alpha,
+            pb_c_init=settings.pb_c_init,
+            pb_c_base=settings.pb_c_base,
+            temperature=settings.temperature,
         )
     return mctx.gumbel_muzero_policy(
         **common,
         qtransform=_masked_qtransform(mctx.qtransform_completed_by_mix_value),
-        max_num_considered_actions=max_num_considered_actions,
-        gumbel_scale=gumbel_scale,
+        max_num_considered_actions=settings.max_num_considered_actions,
+        gumbel_scale=settings.gumbel_scale,
     )

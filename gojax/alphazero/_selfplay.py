@@ -43,22 +43,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Literal
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from gojax._core.rules import init, reset_if_done, step
-from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
-from gojax.alphazero._search import search
-from gojax.players._common import result_for
+from gojax.alphazero._search import _black_result_if_ended, search
+from gojax.alphazero._settings import SearchSettings
 
 __all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
 
-_ALGORITHMS = ("gumbel", "puct")
+_DEFAULT_SEARCH = SearchSettings()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,38 +65,26 @@ class SelfPlaySettings:
     """How self-play searches and chooses its moves (frozen, hashable: close over it).
 
     Attributes:
-      num_simulations: search simulations per move.
-      algorithm: ``"gumbel"`` (Gumbel MuZero) or ``"puct"`` (AlphaZero).
+      search: the search of every move (:class:`gojax.alphazero.SearchSettings`).
       explore_moves: the first this many moves of each game are sampled from
         the search policy; later moves are the search's choice.
-      max_num_considered_actions: Gumbel: root moves considered.
-      gumbel_scale: Gumbel: scale of the root noise.
-      dirichlet_fraction, dirichlet_alpha: PUCT: root Dirichlet noise.
       observe: the network's observation ``(config, state) -> [N, N, C]``.
+
+    Raises:
+      TypeError, ValueError: naming the field and the value.
     """
 
-    num_simulations: int = 16
-    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    search: SearchSettings = _DEFAULT_SEARCH
     explore_moves: int = 8
-    max_num_considered_actions: int = 16
-    gumbel_scale: float = 1.0
-    dirichlet_fraction: float = 0.25
-    dirichlet_alpha: float = 0.3
     observe: Observation = basic_planes
 
     def __post_init__(self):
-        if self.algorithm not in _ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {self.algorithm!r}")
-        if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, int):
-            raise ValueError(f"num_simulations must be an int, got {self.num_simulations!r}")
-        if self.num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {self.num_simulations}")
-        if (
-            isinstance(self.explore_moves, bool)
-            or not isinstance(self.explore_moves, int)
-            or self.explore_moves < 0
-        ):
-            raise ValueError(f"explore_moves must be an int >= 0, got {self.explore_moves!r}")
+        if not isinstance(self.search, SearchSettings):
+            raise TypeError(f"SelfPlaySettings.search must be a SearchSettings, got {self.search!r}")
+        if isinstance(self.explore_moves, bool) or not isinstance(self.explore_moves, int):
+            raise TypeError(f"SelfPlaySettings.explore_moves must be an int, got {self.explore_moves!r}")
+        if self.explore_moves < 0:
+            raise ValueError(f"SelfPlaySettings.explore_moves must be >= 0, got {self.explore_moves!r}")
 
 
 @jax.tree_util.register_dataclass
@@ -176,7 +163,7 @@ def _choose(settings: SelfPlaySettings, games: GoState, output: Any, key: jax.Ar
     """``int32[B]``: sampled from the search policy while exploring, else the search's choice."""
     weights = output.action_weights
     sampled = jax.random.categorical(key, jnp.log(jnp.maximum(weights, 0.0)), axis=-1)
-    late = output.action if settings.algorithm == "gumbel" else jnp.argmax(weights, axis=-1)
+    late = output.action if settings.search.algorithm == "gumbel" else jnp.argmax(weights, axis=-1)
     explore = games.move_number < settings.explore_moves
     return jnp.where(explore, sampled, late).astype(jnp.int32)
 
@@ -185,20 +172,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     actor, buffer = carry
     games = actor.games
     search_key, choice_key = jax.random.split(key)
-    output = search(
-        config,
-        graphdef,
-        variables,
-        games,
-        search_key,
-        num_simulations=settings.num_simulations,
-        algorithm=settings.algorithm,
-        observe=settings.observe,
-        max_num_considered_actions=settings.max_num_considered_actions,
-        gumbel_scale=settings.gumbel_scale,
-        dirichlet_fraction=settings.dirichlet_fraction,
-        dirichlet_alpha=settings.dirichlet_alpha,
-    )
+    output = search(config, graphdef, variables, games, search_key, settings.search, observe=settings.observe)
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)
     buffer, new_rows = replay_write(buffer, planes, output.action_weights)
@@ -210,12 +184,9 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
     after = jax.vmap(functools.partial(step, config))(games, action)
     ended = after.done
-    # Only the games that just ended are scored: the others' boards are
-    # cleared, so the Tromp-Taylor flood fill has nothing to do for them.
-    scored = after.replace(stones=jnp.where(ended[:, None, None], after.stones, jnp.zeros_like(after.stones)))
-
+    # Only the games that just ended are scored: the others pay almost nothing for it.
     # z of the position at ply j: the result for the colour to move there (black at even plies).
-    black_result = jax.vmap(functools.partial(result_for, config))(scored, jnp.zeros((batch,), jnp.int32))
+    black_result, margin = _black_result_if_ended(config, after, ended)
     plies = jnp.arange(cap)
     sign = jnp.where(plies % 2 == 0, 1.0, -1.0)
     written = plies[None, :] <= ply[:, None]
@@ -228,7 +199,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
         moves=jnp.where(ended[:, None], jnp.int16(-1), moves),
         last_moves=jnp.where(ended[:, None], jnp.where(written, moves, jnp.int16(-1)), actor.last_moves),
         last_result=jnp.where(ended, black_result, actor.last_result),
-        last_score=jnp.where(ended, jax.vmap(functools.partial(score, config))(scored), actor.last_score),
+        last_score=jnp.where(ended, margin, actor.last_score),
         last_truncated=jnp.where(ended, after.truncated, actor.last_truncated),
     )
     count = jnp.sum

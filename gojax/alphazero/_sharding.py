@@ -1,6 +1,6 @@
 """Data parallelism over all devices: one mesh axis, batches split, parameters replicated.
 
-The training loop (:mod:`gojax.alphazero._training`) runs the same jitted
+The training loop (:mod:`gojax.training`) runs the same jitted
 functions on one device or many. With ``D`` devices:
 
 * the **mesh** (:func:`make_mesh`) is a 1-D :class:`jax.sharding.Mesh` over the

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 from gojax._core.rules import init as game_init
 from gojax._core.rules import legal_action_mask
 from gojax._core.rules import step as game_step
-from gojax._core.scoring import rewards as game_rewards
+from gojax._core.scoring import score_if_ended
 from gojax._core.types import GoConfig, GoState
 from gojax.features._alphago_zero import alphago_zero_planes
 from gojax.features._board_history import BoardHistory, history_init, history_push
@@ -196,11 +196,10 @@ class GoEnv:
             history_push(config, state.history, game),
         )
         ended = game.terminated & ~was_over
-        # Score only a game that just ended by passes; any other board is
-        # cleared so the scoring flood fill has nothing to do (see module doc).
-        needs_score = ended & (game.loser == 0)
-        scored = game.replace(stones=jnp.where(needs_score, game.stones, jnp.zeros_like(game.stones)))
-        rewards = jnp.where(ended, game_rewards(config, scored), jnp.float32(0))
+        # Score only a game that just ended by passes (see module doc); a forfeit is decided by the loser.
+        margin = score_if_ended(config, game, ended & (game.loser == 0))
+        black = jnp.where(game.loser > 0, jnp.where(game.loser == 1, -1.0, 1.0), jnp.sign(margin))
+        rewards = jnp.where(ended, jnp.stack([black, -black]), 0.0).astype(jnp.float32)
         return self._wrap(game, history, rewards)
 
 

@@ -10,7 +10,11 @@ its player once per rules config (a host tool may; the library never does).
 
 * :class:`GTPEngine` - the engine: a game with undo, clocks, and a player
   ladder (``random``, ``heuristic``, ``mc``, ``uct``, ``az``);
-  ``handle_line(line) -> reply`` never raises.
+  ``handle_line(line) -> reply`` never raises. It takes the rules (a
+  :class:`gojax.GoConfig`), a :class:`PlayerSpec` and :class:`EngineOptions`::
+
+      engine = GTPEngine(GoConfig(size=9), PlayerSpec("uct", simulations=128))
+
 * :func:`main` - the ``gojax-gtp`` console entry point (stdin/stdout, logs on stderr).
 * :class:`GTPClient`, :class:`GTPError`, :class:`GTPTimeout`,
   :func:`gnugo_command`, :func:`find_gnugo` - drive another engine in a subprocess.
@@ -25,15 +29,18 @@ from gojax.gtp._clock import Clock
 from gojax.gtp._engine import GTPEngine
 from gojax.gtp._game import Game, GameOver, IllegalMove, format_score
 from gojax.gtp._main import main
-from gojax.gtp._players import PLAYERS, Level, Searcher, player_levels
+from gojax.gtp._players import Searcher, player_levels
 from gojax.gtp._protocol import CommandError, clean_line, parse_command
 from gojax.gtp._referee import RefereeResult, parse_score, referee_game
+from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, Level, PlayerSpec
 
 __all__ = [
     "GNUGO",
     "PLAYERS",
+    "ROLLOUTS",
     "Clock",
     "CommandError",
+    "EngineOptions",
     "GTPClient",
     "GTPEngine",
     "GTPError",
@@ -42,6 +49,7 @@ __all__ = [
     "GameOver",
     "IllegalMove",
     "Level",
+    "PlayerSpec",
     "RefereeResult",
     "Searcher",
     "clean_line",

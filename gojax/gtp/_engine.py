@@ -2,7 +2,7 @@
 
 ::
 
-    engine = GTPEngine(size=9, player="uct", simulations=128)
+    engine = GTPEngine(GoConfig(size=9), PlayerSpec("uct", simulations=128))
     engine.handle_line("1 genmove b")       # '=1 E5\\n\\n'
     engine.send("play w C3")                 # '' (raises GTPError on a '?' reply), as GTPClient.send
 
@@ -25,19 +25,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Literal
 
 import numpy as np
 
-from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig
 from gojax._host.diagram import render
 from gojax._host.vertices import to_gtp
 from gojax._version import __version__
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
+from gojax.gtp._commands import _SgfCommands, _TimeCommands
 from gojax.gtp._game import Game, GameOver, IllegalMove
 from gojax.gtp._genmove import choose_move, position_for
-from gojax.gtp._players import Level, Searcher, player_levels
+from gojax.gtp._players import Searcher, player_levels
 from gojax.gtp._protocol import (
     CommandError,
     check_arity,
@@ -48,6 +48,7 @@ from gojax.gtp._protocol import (
     parse_number,
     parse_vertex,
 )
+from gojax.gtp._spec import EngineOptions, PlayerSpec
 
 __all__ = ["GTPEngine"]
 
@@ -55,85 +56,58 @@ log = logging.getLogger("gojax.gtp")
 _NAME = {BLACK: "black", WHITE: "white"}
 
 
-class GTPEngine:
+class GTPEngine(_SgfCommands, _TimeCommands):
     """A GTP v2 engine playing gojax's rules with a gojax player.
 
     Args:
-      size: board side at start (a controller's ``boardsize`` changes it).
-      komi: komi at start.
-      ko_rule: ``positional`` (default), ``situational`` or ``simple``.
-      suicide: allow suicide (Tromp-Taylor, New Zealand).
-      max_moves: move cap of a game (``None``: ``4 * N * N``, at most 32767),
-        after which the engine refuses moves.
-      player: ``random``, ``heuristic``, ``mc``, ``uct`` or ``az``.
-      simulations: UCT / AlphaZero simulations per move.
-      playouts: pure Monte-Carlo playouts per candidate move.
-      rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
-      checkpoint: AlphaZero checkpoint path (``player="az"``).
-      algorithm: AlphaZero search, ``gumbel`` or ``puct``.
-      seed: seeds the searches and the fallback moves.
-      name: the answer to ``name``.
-      levels: a custom level ladder (overrides ``player``; for tests and tools).
-      warm_up: compile and time the levels when a time limit first applies to a
-        rules config (``time_settings``, ``kgs-time_settings`` or
-        ``time_left``), before the clock runs; without it a timed ``genmove``
-        may compile inside its budget.
-      pass_when_ahead: after an opponent's pass, pass if that wins on the area score.
-      allow_early_pass: play the search's pass as it is. By default a pass
-        chosen while the opponent has not just passed is replaced by
-        :func:`~gojax.gtp._players.safe_move` (a capture, an atari escape or a
-        move that is no self-atari, never into an own eye) when there is one:
-        a low-budget search (UCT at a few hundred simulations) picks pass by
-        noise, and under area scoring such a move costs nothing.
+      rules: the rules at start (a controller's ``boardsize`` and ``komi``
+        change the size and komi; the rest stays): ko rule, suicide, and
+        ``max_moves``, the move cap after which the engine refuses moves
+        (``None``: ``4 * N * N``, at most 32767, for every board size).
+      player: the player behind ``genmove`` (:class:`~gojax.gtp.PlayerSpec`).
+      options: the engine's behaviour (:class:`~gojax.gtp.EngineOptions`):
+        its name, a custom level ladder, warm-up and passing.
+
+    Raises:
+      TypeError, ValueError: for bad arguments or a checkpoint that cannot be read.
     """
 
     def __init__(
         self,
-        *,
-        size: int = 19,
-        komi: float = 7.5,
-        ko_rule: KoRule = "positional",
-        suicide: bool = False,
-        max_moves: int | None = None,
-        player: str = "uct",
-        simulations: int = 128,
-        playouts: int = 8,
-        rollout: str = "random",
-        checkpoint: str | None = None,
-        algorithm: Literal["gumbel", "puct"] = "gumbel",
-        seed: int = 0,
-        name: str = "gojax",
-        levels: list[Level] | None = None,
-        warm_up: bool = True,
-        pass_when_ahead: bool = True,
-        allow_early_pass: bool = False,
+        rules: GoConfig | None = None,
+        player: PlayerSpec | None = None,
+        options: EngineOptions | None = None,
     ):
-        self.name = name
-        self._ko_rule = ko_rule
-        self._suicide = suicide
-        self._max_moves = max_moves
-        fixed_size = None
-        if levels is None:
-            levels, fixed_size = player_levels(
-                player,
-                simulations=simulations,
-                playouts=playouts,
-                rollout=rollout,
-                checkpoint=checkpoint,
-                algorithm=algorithm,
-            )
-            self.player = player
+        rules = GoConfig() if rules is None else rules
+        player = PlayerSpec() if player is None else player
+        options = EngineOptions() if options is None else options
+        for name, value, kind in (
+            ("rules", rules, GoConfig),
+            ("player", player, PlayerSpec),
+            ("options", options, EngineOptions),
+        ):
+            if not isinstance(value, kind):
+                raise TypeError(f"GTPEngine {name} must be a {kind.__name__}, got {value!r}")
+        self.name = options.name
+        self.rules = rules
+        self.spec = player
+        self.options = options
+        size, fixed_size = rules.size, None
+        if options.levels is None:
+            levels, fixed_size = player_levels(player)
+            self.player = player.kind
         else:
+            levels = list(options.levels)
             self.player = "custom"
         self.fixed_size = fixed_size
         if fixed_size is not None:
             size = fixed_size
-        self.searcher = Searcher(levels, seed)
-        self._rng = np.random.default_rng(seed + 1)
-        self.warm_up_on_time_settings = warm_up
-        self.pass_when_ahead = pass_when_ahead
-        self.allow_early_pass = allow_early_pass
-        self.game = Game(self._config(size, komi))
+        self.searcher = Searcher(levels, player.seed)
+        self._rng = np.random.default_rng(player.seed + 1)
+        self.warm_up_on_time_settings = options.warm_up
+        self.pass_when_ahead = options.pass_when_ahead
+        self.allow_early_pass = options.allow_early_pass
+        self.game = Game(self._config(size, rules.komi))
         self._time_settings: tuple[float, float, int] | None = None
         self._warmed: set[GoConfig] = set()
         self.clocks = {BLACK: Clock(), WHITE: Clock()}
@@ -169,14 +143,10 @@ class GTPEngine:
 
     # -- plumbing ----------------------------------------------------------------------------------
 
-    @property
-    def config(self) -> GoConfig:
-        """The rules of the current game."""
-        return self.game.config
-
     def _config(self, size: int, komi: float) -> GoConfig:
-        cap = self._max_moves if self._max_moves is not None else min(32767, 4 * size * size)
-        return GoConfig(size=size, komi=komi, ko_rule=self._ko_rule, suicide=self._suicide, max_moves=cap)
+        """The rules of a new game of this size and komi."""
+        cap = self.rules.max_moves if self.rules.max_moves is not None else min(32767, 4 * size * size)
+        return dataclasses.replace(self.rules, size=size, komi=komi, max_moves=cap)
 
     def handle_line(self, line: str) -> str:
         """The framed reply to one input line (``""`` for a line GTP says to ignore). Never raises."""
@@ -259,12 +229,6 @@ class GTPEngine:
         komi = parse_number(args[0], "komi")
         self.game.with_config(dataclasses.replace(self.config, komi=komi))
         return ""
-
-    def _reset_clocks(self):
-        if self._time_settings is None:
-            self.clocks = {BLACK: Clock(), WHITE: Clock()}
-        else:
-            self.clocks = {colour: Clock.from_settings(*self._time_settings) for colour in (BLACK, WHITE)}
 
     # -- moves -------------------------------------------------------------------------------------
 
@@ -368,116 +332,3 @@ class GTPEngine:
         for colour in (BLACK, WHITE):
             lines.append(f"clock {_NAME[colour]}: {self.clocks[colour]}")
         return "\n".join(lines)
-
-    # -- SGF ---------------------------------------------------------------------------------------
-
-    def _loadsgf(self, args):
-        check_arity(args, 1, 2, usage="loadsgf filename [move_number]")
-        from gojax.sgf import SGFError, read_sgf
-
-        limit = None
-        if len(args) == 2:
-            limit = int(parse_number(args[1], "move_number", integer=True))
-            if limit < 1:
-                raise CommandError(f"syntax error: move_number must be >= 1, got {limit}")
-        try:
-            record = read_sgf(args[0])
-        except SGFError as error:
-            raise CommandError(f"cannot load file: {error}") from None
-        size = record.config.size
-        if self.fixed_size is not None and size != self.fixed_size:
-            raise CommandError("unacceptable size")
-        komi = self.config.komi if record.komi_recorded is None else record.config.komi
-        try:
-            game = Game.from_record(record, self._config(size, komi), limit)
-        except (ValueError, GameOver) as error:
-            raise CommandError(f"cannot load file: {error}") from None
-        self.game = game
-        self._reset_clocks()
-        return ""
-
-    def _printsgf(self, args):
-        check_arity(args, 0, 1, usage="printsgf [filename]")
-        from gojax.sgf import atomic_write, to_sgf
-
-        game = self.game
-        result = game.result() if game.over else None
-        setup = game.setup if game.setup is not None and np.any(game.setup) else None
-        text = to_sgf(game.config, game.played(), setup=setup, first_player=game.first_player, result=result)
-        if args:
-            try:
-                atomic_write(args[0], text)
-            except OSError as error:
-                raise CommandError(f"cannot write file: {error.strerror or error}") from None
-            return ""
-        return text
-
-    # -- time --------------------------------------------------------------------------------------
-
-    def _time_settings_command(self, args):
-        check_arity(args, 3, usage="time_settings main_time byo_yomi_time byo_yomi_stones")
-        main = parse_number(args[0], "main_time")
-        byo = parse_number(args[1], "byo_yomi_time")
-        stones = int(parse_number(args[2], "byo_yomi_stones", integer=True))
-        try:
-            Clock.from_settings(main, byo, stones)
-        except ValueError as error:
-            raise CommandError(f"syntax error: {error}") from None
-        self._set_time(main, byo, stones)
-        return ""
-
-    def _set_time(self, main: float, byo: float, stones: int) -> None:
-        self._time_settings = (main, byo, stones)
-        self._reset_clocks()
-        self._warm_up_if_timed(self.clocks[BLACK])
-
-    def _kgs_time_settings(self, args):
-        usage = "kgs-time_settings none | absolute main | canadian main byo stones | byoyomi main period n"
-        if not args:
-            raise CommandError(f"syntax error: usage: {usage}")
-        system = args[0].lower()
-        values = [parse_number(word, "time") for word in args[1:]]
-        if any(value < 0 for value in values):
-            raise CommandError("syntax error: times must be >= 0")
-        if system == "none" and not values:
-            self._set_time(0, 1, 0)
-        elif system == "absolute" and len(values) == 1:
-            self._set_time(values[0], 0, 0)
-        elif system == "canadian" and len(values) == 3:
-            self._set_time(values[0], values[1], int(values[2]))
-        elif system == "byoyomi" and len(values) == 3:
-            self._set_time(values[0], values[1], 1)  # Japanese periods: one move per period (kept simple)
-        else:
-            raise CommandError(f"syntax error: usage: {usage}")
-        return ""
-
-    def _warm_up_if_timed(self, clock: Clock) -> None:
-        """Compiles and times the player before the first timed move of a config (outside the clock)."""
-        if clock.limited and self.warm_up_on_time_settings and self.config not in self._warmed:
-            self._warm_up(clock.budget(self.config.num_points, int(self.game.state.move_number)))
-
-    def _time_left(self, args):
-        check_arity(args, 3, usage="time_left colour time stones")
-        colour = parse_colour(args[0])
-        seconds = parse_number(args[1], "time")
-        stones = int(parse_number(args[2], "stones", integer=True))
-        try:
-            self.clocks[colour].set_left(seconds, stones)
-        except ValueError as error:
-            raise CommandError(f"syntax error: {error}") from None
-        self._warm_up_if_timed(self.clocks[colour])
-        return ""
-
-    def _warm_up(self, max_seconds: float | None) -> None:
-        start = time.perf_counter()
-        try:
-            self.game.warm_up()
-            self.searcher.warm_up(self.config, self.game.state, max_seconds)
-            self._warmed.add(self.config)
-        except Exception:
-            log.exception("warm-up failed; genmove will fall back when time is short")
-        log.info("warm-up done in %.1f s", time.perf_counter() - start)
-
-    def _warmup(self, args):
-        self._warm_up(None)
-        return self._info(())

@@ -17,10 +17,13 @@ import argparse
 import logging
 import sys
 
-from gojax._core.types import MAX_SIZE, MIN_SIZE
-from gojax.gtp._players import PLAYERS
+import jax
 
-__all__ = ["build_parser", "main"]
+from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
+from gojax.gtp._engine import GTPEngine
+from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec
+
+__all__ = ["build_parser", "engine_arguments", "main"]
 
 
 def _size(text: str) -> int:
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     player.add_argument("--playouts", type=int, default=8, help="pure Monte-Carlo playouts per candidate")
     player.add_argument(
         "--rollout",
-        choices=("random", "heuristic"),
+        choices=ROLLOUTS,
         default="random",
         help="UCT / Monte-Carlo playout policy",
     )
@@ -75,6 +78,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, EngineOptions]:
+    """The rules, player and options of a :class:`GTPEngine` from parsed ``gojax-gtp`` flags.
+
+    Raises:
+      TypeError, ValueError: naming a bad flag value.
+      ImportError: for ``--player az`` without flax, mctx and orbax.
+    """
+    rules = GoConfig(
+        size=args.size, komi=args.komi, ko_rule=args.ko_rule, suicide=args.suicide, max_moves=args.max_moves
+    )
+    search = None
+    if args.player == "az":
+        from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
+
+        search = alphazero.SearchSettings(algorithm=args.algorithm).for_play()
+    player = PlayerSpec(
+        kind=args.player,
+        simulations=args.simulations,
+        playouts=args.playouts,
+        rollout=args.rollout,
+        checkpoint=args.checkpoint,
+        search=search,
+        seed=args.seed,
+    )
+    options = EngineOptions(
+        name=args.name,
+        warm_up=not args.no_warmup,
+        pass_when_ahead=not args.no_pass_when_ahead,
+        allow_early_pass=args.allow_early_pass,
+    )
+    return rules, player, options
+
+
 class _StderrHandler(logging.StreamHandler):
     """The engine's own stderr log handler (added once however often logging is configured)."""
 
@@ -97,32 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = sys.stderr  # nothing but replies may reach the controller
     try:
         if args.cache_dir:
-            import jax
-
             jax.config.update("jax_compilation_cache_dir", args.cache_dir)
             jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-        from gojax.gtp._engine import GTPEngine
-
         try:
-            engine = GTPEngine(
-                size=args.size,
-                komi=args.komi,
-                ko_rule=args.ko_rule,
-                suicide=args.suicide,
-                max_moves=args.max_moves,
-                player=args.player,
-                simulations=args.simulations,
-                playouts=args.playouts,
-                rollout=args.rollout,
-                checkpoint=args.checkpoint,
-                algorithm=args.algorithm,
-                seed=args.seed,
-                name=args.name,
-                warm_up=not args.no_warmup,
-                pass_when_ahead=not args.no_pass_when_ahead,
-                allow_early_pass=args.allow_early_pass,
-            )
-        except (ValueError, OSError, ImportError) as error:
+            engine = GTPEngine(*engine_arguments(args))
+        except (ValueError, TypeError, OSError, ImportError) as error:
             print(f"gojax-gtp: {error}", file=sys.stderr)
             return 2
         logging.getLogger("gojax.gtp").info("ready: %s", engine.searcher.levels[0].label)

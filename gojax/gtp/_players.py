@@ -23,48 +23,29 @@ yet are compiled (and timed once) in the background for later moves;
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import functools
 import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import players
 from gojax._core.types import GoConfig, GoState
+from gojax.gtp._spec import Level, PlayerSpec
 
-__all__ = ["PLAYERS", "Level", "Searcher", "player_levels", "safe_move"]
+__all__ = ["Searcher", "player_levels", "safe_move"]
 
-PLAYERS = ("random", "heuristic", "mc", "uct", "az")
 SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
 _FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
 
 log = logging.getLogger("gojax.gtp")
 _SHARED: dict = {}  # (config, player) -> compiled player, for every Searcher of the process
 _SHARED_LOCK = threading.Lock()
-
-
-@dataclasses.dataclass(frozen=True)
-class Level:
-    """One search size of a player.
-
-    Attributes:
-      label: what the level is, e.g. ``"uct 256 simulations"``.
-      make: ``config -> player``; the player is ``(config, state, key) -> int32[] action``.
-      family: levels of one family scale their run time with ``cost``.
-      cost: relative cost within the family (simulations, playouts).
-      jit: compile the player with ``jax.jit`` (``False`` for a plain Python player).
-    """
-
-    label: str
-    make: Callable[[GoConfig], Callable]
-    family: str
-    cost: float = 1.0
-    jit: bool = True
 
 
 def safe_move(config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
@@ -76,11 +57,9 @@ def safe_move(config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
     game is still open (under area scoring such a move costs nothing, and it
     never fills an own eye or puts the mover's stones in atari).
     """
-    from gojax.players import heuristic_tiers, sample_uniform
-
-    tiers = heuristic_tiers(config, state)[:3]
+    tiers = players.heuristic_tiers(config, state)[:3]
     nonempty = jnp.any(tiers, axis=1)
-    choice = sample_uniform(key, tiers[jnp.argmax(nonempty)])
+    choice = players.sample_uniform(key, tiers[jnp.argmax(nonempty)])
     return jnp.where(jnp.any(nonempty), choice, config.pass_action).astype(jnp.int32)
 
 
@@ -88,10 +67,19 @@ def _constant(player):
     return lambda config: player
 
 
-def _load_alphazero(checkpoint: str, simulations: int, algorithm: Literal["gumbel", "puct"]):
-    """``(make(num_simulations) -> player, board_size)`` from an AlphaZero checkpoint (lazy imports)."""
+def _load_alphazero(checkpoint: str, search: Any):
+    """``(make(num_simulations) -> player, board_size)`` from an AlphaZero checkpoint (flax: a lazy import).
+
+    ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
+    (``None``: ``SearchSettings().for_play()``); each level replaces its
+    ``num_simulations``.
+    """
     from gojax import alphazero as az
 
+    if search is None:
+        search = az.SearchSettings().for_play()
+    if not isinstance(search, az.SearchSettings):
+        raise TypeError(f"PlayerSpec.search must be a gojax.alphazero.SearchSettings, got {search!r}")
     net, network_config, metadata = az.load_checkpoint(checkpoint)
     graphdef, variables = az.split(net)
     metadata = dict(metadata or {})
@@ -109,53 +97,27 @@ def _load_alphazero(checkpoint: str, simulations: int, algorithm: Literal["gumbe
     log.info("loaded %s: %s, board %s, observation %s", checkpoint, network_config, size, name)
 
     def make(num_simulations: int):
-        player = az.AlphaZeroPlayer(
-            graphdef=graphdef,
-            variables=variables,
-            num_simulations=num_simulations,
-            algorithm=algorithm,
-            observe=observe,
-        )
+        settings = search.replace(num_simulations=num_simulations)
+        player = az.AlphaZeroPlayer(graphdef, variables, settings, observe=observe)
         return lambda config: player
 
-    return make, (int(size) if size is not None else None)
+    return make, (int(size) if size is not None else None), search.algorithm
 
 
-def player_levels(
-    kind: str,
-    *,
-    simulations: int = 128,
-    playouts: int = 8,
-    rollout: str = "random",
-    checkpoint: str | None = None,
-    algorithm: Literal["gumbel", "puct"] = "gumbel",
-) -> tuple[list[Level], int | None]:
-    """The level ladder of a player kind, strongest first, and the one board size it needs (or ``None``).
+def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
+    """The level ladder of a player, strongest first, and the one board size it needs (or ``None``).
 
     Args:
-      kind: ``random``, ``heuristic``, ``mc``, ``uct`` or ``az``.
-      simulations: UCT / AlphaZero simulations per move.
-      playouts: pure Monte-Carlo playouts per candidate move.
-      rollout: ``random`` or ``heuristic``: the UCT and Monte-Carlo playout policy.
-      checkpoint: the AlphaZero checkpoint (``kind == "az"``).
-      algorithm: the AlphaZero search, ``gumbel`` or ``puct``.
+      spec: the player (:class:`~gojax.gtp.PlayerSpec`).
 
     Raises:
-      ValueError: naming a bad kind, size or missing checkpoint.
+      ValueError, TypeError: for a bad search, or a checkpoint that cannot be read.
     """
-    from gojax import players
-
-    if kind not in PLAYERS:
-        raise ValueError(f"unknown player {kind!r}; choose one of {', '.join(PLAYERS)}")
-    for name, value in (("simulations", simulations), ("playouts", playouts)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
     policies: dict[str, players.Player] = {
         "random": players.random_playout_policy,
         "heuristic": players.heuristic_playout_policy,
     }
-    if rollout not in policies:
-        raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
+    kind, rollout = spec.kind, spec.rollout
     policy = policies[rollout]
     fast = Level("heuristic playout policy", _constant(players.heuristic_playout_policy), "heuristic")
 
@@ -173,7 +135,7 @@ def player_levels(
             Level(
                 f"pure Monte-Carlo, {n} playouts/move", _constant(players.PureMonteCarlo(n, policy)), "mc", n
             )
-            for n in smaller(playouts, 1)
+            for n in smaller(spec.playouts, 1)
         ] + [fast]
     elif kind == "uct":
         levels = [
@@ -183,14 +145,14 @@ def player_levels(
                 "uct",
                 n,
             )
-            for n in smaller(simulations, 8)
+            for n in smaller(spec.simulations, 8)
         ] + [fast]
     else:
-        if not checkpoint:
-            raise ValueError("--player az needs --checkpoint PATH")
-        make, size = _load_alphazero(checkpoint, simulations, algorithm)
+        assert spec.checkpoint is not None  # PlayerSpec checks it
+        make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search)
         levels = [
-            Level(f"AlphaZero {algorithm} {n} simulations", make(n), "az", n) for n in smaller(simulations, 2)
+            Level(f"AlphaZero {algorithm} {n} simulations", make(n), "az", n)
+            for n in smaller(spec.simulations, 2)
         ] + [fast]
     return levels, size
 

@@ -1,23 +1,13 @@
-"""What a training run writes: checkpoints of the whole training state, metrics, plots, SGF samples.
+"""What a training run logs: metrics rows, the learning curve, the summary.
 
-* :class:`TrainCheckpointer` - an orbax ``CheckpointManager`` over
-  ``run_dir/checkpoints/<step>/``: every array of the training state (any
-  pytree: network variables, optimizer state, replay buffer and its position,
-  running self-play games, PRNG key, counters) plus a JSON part (the run's
-  settings, counters and the metrics so far). orbax writes a checkpoint into
-  a temporary directory and renames it when complete, so a run killed while
-  saving leaves the previous checkpoints intact; temporary leftovers are
-  removed at the next start. The arrays are stored as a flat dict keyed by
-  their position and path in the pytree, so the state's Python types
-  (dataclasses, optax's named tuples, ``nnx.State``) are rebuilt from a
-  freshly initialised state of the same shape, on the same device mesh.
 * :class:`MetricsLog` - rows of scalars kept in memory, written to
   ``metrics.csv`` (atomically, the whole file) and to TensorBoard when
   ``tensorboardX`` is installed.
+* :func:`eval_row` - the row of one evaluation matchup.
 * :func:`plot_learning_curve` - ``learning_curve.png``: the losses and the
   win rates against the baselines over training time.
-* :func:`write_sgf_samples` - the last finished self-play games as SGF.
-* :func:`summary_table` - a plain-text table of the final evaluation.
+* :func:`summary_table`, :func:`summarize_run` - the end-of-run summary, a
+  Markdown table of the final evaluation; :func:`to_json` writes it.
 """
 
 from __future__ import annotations
@@ -27,121 +17,15 @@ import io
 import json
 import math
 import os
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jax
 import numpy as np
 
 from gojax._host.atomic import atomic_write
-from gojax._host.results import format_margin
 
-__all__ = [
-    "MetricsLog",
-    "TrainCheckpointer",
-    "eval_row",
-    "plot_learning_curve",
-    "summarize_run",
-    "summary_table",
-    "to_json",
-    "write_sgf_samples",
-]
-
-
-def _leaf_names(tree: Any) -> list[str]:
-    """One unique, file-system-safe name per leaf: its index and its key path."""
-    paths = jax.tree_util.tree_flatten_with_path(tree)[0]
-    names = []
-    for index, (path, _) in enumerate(paths):
-        text = re.sub(r"[^A-Za-z0-9]+", "_", jax.tree_util.keystr(path)).strip("_")
-        names.append(f"{index:04d}_{text[:80]}")
-    return names
-
-
-class TrainCheckpointer:
-    """Checkpoints of a training state pytree plus JSON metadata (see the module docstring).
-
-    Args:
-      directory: where the numbered checkpoints go (created).
-      max_to_keep: how many recent checkpoints to keep.
-    """
-
-    def __init__(self, directory: str | os.PathLike, max_to_keep: int = 2):
-        import orbax.checkpoint as ocp
-
-        self._ocp = ocp
-        self.directory = os.path.abspath(os.fspath(directory))
-        options = ocp.CheckpointManagerOptions(
-            max_to_keep=max_to_keep,
-            create=True,
-            cleanup_tmp_directories=True,
-            enable_async_checkpointing=False,
-        )
-        self._manager = ocp.CheckpointManager(self.directory, options=options, item_names=("arrays", "meta"))
-
-    def latest_step(self) -> int | None:
-        """The newest complete checkpoint's step, or ``None``."""
-        return self._manager.latest_step()
-
-    def save(self, step: int, state: Any, meta: Mapping[str, Any]) -> None:
-        """Writes checkpoint ``step`` (blocking; replaces nothing: steps must grow)."""
-        ocp = self._ocp
-        # orbax refuses empty arrays (e.g. the superko history under the simple ko rule): they are
-        # not stored and come back from ``like`` at restore.
-        arrays = {n: x for n, x in zip(_leaf_names(state), jax.tree.leaves(state), strict=True) if np.size(x)}
-        args = ocp.args.Composite(arrays=ocp.args.StandardSave(arrays), meta=ocp.args.JsonSave(dict(meta)))
-        self._manager.save(step, args=args, force=True)
-        self._manager.wait_until_finished()
-
-    def restore(self, like: Any, step: int | None = None) -> tuple[Any, dict[str, Any], int]:
-        """Reads checkpoint ``step`` (default: the latest) into the structure and shardings of ``like``.
-
-        Args:
-          like: a state of the same structure (e.g. freshly initialised); its
-            arrays' shapes, dtypes and shardings are the targets.
-          step: which checkpoint.
-
-        Returns:
-          ``(state, meta, step)``.
-
-        Raises:
-          FileNotFoundError: if there is no checkpoint.
-          ValueError: if the stored arrays do not match ``like``.
-        """
-        ocp = self._ocp
-        step = self.latest_step() if step is None else step
-        if step is None:
-            raise FileNotFoundError(f"no checkpoint in {self.directory}")
-        leaves, treedef = jax.tree.flatten(like)
-        names = _leaf_names(like)
-        target = {
-            name: jax.ShapeDtypeStruct(np.shape(leaf), leaf.dtype, sharding=getattr(leaf, "sharding", None))
-            for name, leaf in zip(names, leaves, strict=True)
-            if np.size(leaf)
-        }
-        restored = self._manager.restore(
-            step,
-            args=ocp.args.Composite(arrays=ocp.args.StandardRestore(target), meta=ocp.args.JsonRestore()),
-        )
-        arrays = dict(restored["arrays"])
-        arrays.update({n: leaf for n, leaf in zip(names, leaves, strict=True) if not np.size(leaf)})
-        if set(arrays) != set(names):
-            raise ValueError(
-                f"checkpoint {step} in {self.directory} does not match the training state's structure"
-            )
-        for name, leaf in zip(names, leaves, strict=True):
-            if tuple(arrays[name].shape) != tuple(np.shape(leaf)) or arrays[name].dtype != leaf.dtype:
-                raise ValueError(
-                    f"checkpoint {step}: array {name} is {arrays[name].dtype}{list(arrays[name].shape)}, "
-                    f"expected {leaf.dtype}{list(np.shape(leaf))}"
-                )
-        state = jax.tree.unflatten(treedef, [arrays[name] for name in names])
-        return state, dict(restored["meta"]), step
-
-    def close(self) -> None:
-        self._manager.close()
+__all__ = ["MetricsLog", "eval_row", "plot_learning_curve", "summarize_run", "summary_table", "to_json"]
 
 
 class MetricsLog:
@@ -244,40 +128,6 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
     return True
 
 
-def write_sgf_samples(config, actor, directory: str, count: int, start: int, metadata=None) -> list:
-    """Writes the last finished game of the first ``count`` self-play slots as SGF files.
-
-    Args:
-      config: the rules.
-      actor: :class:`gojax.alphazero.SelfPlayState` (host or device).
-      directory: where to write (created).
-      count: how many slots.
-      start: number of the first file (``selfplay_{start:06d}.sgf``).
-      metadata: extra root properties.
-
-    Returns:
-      The paths written (slots that have not finished a game yet are skipped).
-    """
-    from gojax.sgf import games_to_sgf
-
-    moves = np.asarray(jax.device_get(actor.last_moves))[:count]
-    scores = np.asarray(jax.device_get(actor.last_score))[:count]
-    keep = moves[:, 0] >= 0
-    if not np.any(keep):
-        return []
-    props = {"PB": "gojax alphazero", "PW": "gojax alphazero", **(metadata or {})}
-    return games_to_sgf(
-        config,
-        moves[keep].astype(np.int32),
-        directory,
-        pad_value=-1,
-        results=[format_margin(s) for s in scores[keep]],
-        metadata=props,
-        prefix="selfplay",
-        start=start,
-    )
-
-
 def summary_table(results: Mapping[str, Any], header: str = "") -> str:
     """A Markdown table of :class:`gojax.players.MatchResult` per opponent."""
     lines = [header] if header else []
@@ -369,15 +219,25 @@ def summarize_run(
     return summary, "\n".join(lines)
 
 
-def eval_row(name: str, result: Any, counters: Mapping[str, Any], **more: Any) -> dict[str, Any]:
-    """The metrics row of one evaluation matchup (``kind="eval"``) at the run's current counters."""
+def eval_row(
+    name: str, result: Any, *, step: int, iteration: int, minutes: float, **more: Any
+) -> dict[str, Any]:
+    """The metrics row of one evaluation matchup (``kind="eval"``).
+
+    Args:
+      name: the opponent.
+      result: its :class:`gojax.players.MatchResult`.
+      step, iteration, minutes: the run's training steps, iterations and
+        minutes when it was played.
+      more: more columns.
+    """
     lo, hi = result.score_interval
     return {
         "kind": "eval",
         "opponent": name,
-        "step": counters["train_steps"],
-        "iteration": counters["iteration"],
-        "minutes": counters["elapsed"] / 60,
+        "step": step,
+        "iteration": iteration,
+        "minutes": minutes,
         "games_played": result.num_games,
         "wins": result.wins,
         "losses": result.losses,

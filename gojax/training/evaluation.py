@@ -17,30 +17,28 @@ recompile. The default baselines (:func:`default_baselines`):
   random playouts per legal move;
 * ``uct``: :class:`gojax.players.UCTPlayer` with random playouts and the
   **same number of simulations** as the agent's search.
+
+:func:`play_gnugo` plays a saved network against GNU Go over GTP
+(:mod:`gojax.gtp`), game by game on the host.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import jax
 import numpy as np
 
 from gojax._core.types import GoConfig
-from gojax.alphazero._player import AlphaZeroPlayer
+from gojax._host.atomic import atomic_write
+from gojax.alphazero import PLAY_SETTINGS, AlphaZeroPlayer, Observation, SearchSettings, basic_planes
+from gojax.gtp import EngineOptions, GTPClient, GTPEngine, PlayerSpec, find_gnugo, gnugo_command, referee_game
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
 from gojax.players.match import MatchResult, play_games, summarize_results
 
-__all__ = [
-    "Evaluator",
-    "default_baselines",
-    "gnugo_available",
-    "play_gnugo",
-    "summarize_games",
-    "summarize_results",
-]
+__all__ = ["Evaluator", "default_baselines", "gnugo_available", "play_gnugo", "summarize_games"]
 
 
 def default_baselines(num_simulations: int, mc_playouts: int = 2) -> dict[str, Any]:
@@ -69,51 +67,43 @@ class Evaluator:
     Args:
       config: the rules.
       graphdef: the network's graph definition (:func:`gojax.alphazero.split`).
-      num_simulations: the agent's simulations per move.
-      baselines: ``{name: player}``; default :func:`default_baselines`.
-      algorithm: the agent's search (``"gumbel"`` or ``"puct"``).
-      gumbel_scale: the agent's root Gumbel noise (0: deterministic search).
+      settings: the agent's search (e.g. :meth:`SearchSettings.for_play`).
+      baselines: ``{name: player}``; default :func:`default_baselines` with
+        the agent's number of simulations.
       observe: the network's observation.
       batch_size: games per compiled call (even; ``None``: all at once).
+      mc_playouts: playouts per move of the default ``pure_mc`` baseline.
+
+    Raises:
+      TypeError: if ``settings`` is not a :class:`gojax.alphazero.SearchSettings`.
     """
 
     def __init__(
         self,
         config: GoConfig,
         graphdef: Any,
-        num_simulations: int,
+        settings: SearchSettings = PLAY_SETTINGS,
         baselines: Mapping[str, Any] | None = None,
         *,
-        algorithm: Literal["gumbel", "puct"] = "gumbel",
-        gumbel_scale: float = 1.0,
-        observe: Any = None,
+        observe: Observation = basic_planes,
         batch_size: int | None = None,
         mc_playouts: int = 2,
     ):
-        from gojax.alphazero._observe import basic_planes
-
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"Evaluator settings must be a SearchSettings, got {settings!r}")
         self.config = config
         self.graphdef = graphdef
-        self.num_simulations = num_simulations
-        self.baselines = dict(
-            baselines if baselines is not None else default_baselines(num_simulations, mc_playouts)
-        )
-        self.algorithm = algorithm
-        self.gumbel_scale = gumbel_scale
-        self.observe = basic_planes if observe is None else observe
+        self.settings = settings
+        if baselines is None:
+            baselines = default_baselines(settings.num_simulations, mc_playouts)
+        self.baselines = dict(baselines)
+        self.observe = observe
         self.batch_size = batch_size
         self._compiled: dict[str, Any] = {}
 
     def player(self, variables: Any) -> AlphaZeroPlayer:
         """The agent with these weights."""
-        return AlphaZeroPlayer(
-            self.graphdef,
-            variables,
-            num_simulations=self.num_simulations,
-            algorithm=self.algorithm,
-            observe=self.observe,
-            gumbel_scale=self.gumbel_scale,
-        )
+        return AlphaZeroPlayer(self.graphdef, variables, self.settings, observe=self.observe)
 
     def _runner(self, name: str):
         if name not in self._compiled:
@@ -153,11 +143,7 @@ class Evaluator:
 
 
 def gnugo_available() -> bool:
-    """Whether :mod:`gojax.gtp` and a GNU Go binary are both there."""
-    try:
-        from gojax.gtp import find_gnugo
-    except ImportError:
-        return False
+    """Whether a GNU Go binary is installed (:func:`gojax.gtp.find_gnugo`)."""
     return find_gnugo() is not None
 
 
@@ -166,16 +152,15 @@ def play_gnugo(
     checkpoint: str,
     num_games: int,
     *,
-    num_simulations: int,
-    algorithm: Literal["gumbel", "puct"] = "gumbel",
+    settings: SearchSettings = PLAY_SETTINGS,
     level: int = 1,
     seed: int = 0,
     sgf_dir: str | None = None,
 ) -> MatchResult:
     """The agent of a saved network against GNU Go over GTP, refereed by gojax (host side, game by game).
 
-    The agent is :class:`gojax.gtp.GTPEngine` with ``player="az"``, as pure as
-    the engine allows (``pass_when_ahead=False``, ``allow_early_pass=True``:
+    The agent is :class:`gojax.gtp.GTPEngine` with an ``"az"`` player, as pure
+    as the engine allows (``pass_when_ahead=False``, ``allow_early_pass=True``:
     the search's own moves); GNU Go runs under Chinese rules with positional
     superko and ``--capture-all-dead`` (:func:`gojax.gtp.gnugo_command`).
     Colours alternate (the agent is black in even games). Games are scored by
@@ -185,8 +170,7 @@ def play_gnugo(
       config: the rules.
       checkpoint: a :func:`gojax.alphazero.save_checkpoint` directory.
       num_games: even number of games.
-      num_simulations: the agent's simulations per move.
-      algorithm: its search.
+      settings: the agent's search.
       level: GNU Go's level (1 the weakest, 10 the default).
       seed: seeds both programs.
       sgf_dir: if given, every game is written there as SGF.
@@ -195,26 +179,16 @@ def play_gnugo(
       FileNotFoundError: if GNU Go is not installed.
       ValueError: for an odd ``num_games``.
     """
-    from gojax.gtp import GTPClient, GTPEngine, gnugo_command, referee_game
-    from gojax.sgf import atomic_write
-
     if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 2 or num_games % 2:
         raise ValueError(f"num_games must be an even int >= 2, got {num_games!r}")
-    engine = GTPEngine(
-        size=config.size,
-        komi=config.komi,
-        ko_rule=config.ko_rule,
-        max_moves=config.move_cap,
-        player="az",
-        checkpoint=checkpoint,
-        simulations=num_simulations,
-        algorithm=algorithm,
-        seed=seed,
-        name="gojax-alphazero",
-        warm_up=False,
-        pass_when_ahead=False,
-        allow_early_pass=True,
+    player = PlayerSpec(
+        kind="az", simulations=settings.num_simulations, checkpoint=checkpoint, search=settings, seed=seed
     )
+    options = EngineOptions(
+        name="gojax-alphazero", warm_up=False, pass_when_ahead=False, allow_early_pass=True
+    )
+    rules = GoConfig(size=config.size, komi=config.komi, ko_rule=config.ko_rule, max_moves=config.move_cap)
+    engine = GTPEngine(rules, player, options)
     results, a_is_black, lengths, terminated = [], [], [], []
     with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo:
         for game in range(num_games):

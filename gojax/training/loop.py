@@ -2,7 +2,7 @@
 
 ::
 
-    from gojax.alphazero import TrainConfig, train
+    from gojax.training import TrainConfig, train
     summary = train(TrainConfig(size=9, minutes=30, run_dir="runs/9x9"))
 
 One **iteration** plays ``moves_per_iteration`` moves in each of the ``batch``
@@ -14,20 +14,20 @@ default ``train_steps`` is set so that each new position is drawn ``reuse``
 times on average. Evaluation games, SGF samples, metrics and checkpoints
 happen between iterations.
 
-Unlike the rest of the package this module (and ``_run_state.py``, where
-:class:`TrainingRun` does the work) is a host-side tool: it calls
+Unlike :mod:`gojax.alphazero` this is a host-side tool (with
+:class:`gojax.training.TrainingRun`, which does the work): it calls
 ``jax.jit``, writes files and prints. Everything it runs on the devices is
-data-parallel over a :func:`gojax.alphazero.make_mesh` mesh (see
-``_sharding.py``). The **time budget** (``minutes``) counts self-play,
-training, compilation and checkpoints, not the evaluation games (their time is
-reported apart). A run resumed with ``resume=True`` continues the budget, the
-counters, the replay buffer, the running self-play games and the PRNG key of
-its latest checkpoint; with the same settings it computes what the
-uninterrupted run would have (the times of evaluations and checkpoints aside).
+data-parallel over a :func:`gojax.alphazero.make_mesh` mesh. The **time
+budget** (``minutes``) counts self-play, training, compilation and
+checkpoints, not the evaluation games (their time is reported apart). A run
+resumed with ``resume=True`` continues the budget, the counters, the replay
+buffer, the running self-play games and the PRNG key of its latest
+checkpoint; with the same settings it computes what the uninterrupted run
+would have (the times of evaluations and checkpoints aside).
 
-Files under ``run_dir``: ``config.json``, ``checkpoints/<iteration>/``
-(orbax), ``metrics.csv``, ``learning_curve.png``, ``sgf/selfplay_*.sgf``,
-``network/`` (the final network, :func:`gojax.alphazero.save_checkpoint`), ``sgf_gnugo/``,
+Files under ``run_dir``: ``config.json``, ``checkpoints/<iteration>/`` and
+``network/`` (:class:`gojax.training.RunCheckpoints`), ``metrics.csv``,
+``learning_curve.png``, ``sgf/selfplay_*.sgf``, ``sgf_gnugo/``,
 ``summary.md``, ``summary.json``, ``resume_log.jsonl``.
 """
 
@@ -41,9 +41,12 @@ from typing import Any
 
 import jax
 
-from gojax.alphazero._run_io import eval_row
-from gojax.alphazero._run_state import TrainingRun
-from gojax.alphazero._train_config import TrainConfig
+from gojax._host.atomic import atomic_write
+from gojax.training.config import TrainConfig
+from gojax.training.evaluation import gnugo_available, play_gnugo
+from gojax.training.metrics import plot_learning_curve, summarize_run, to_json
+from gojax.training.run import Counters, TrainingRun
+from gojax.training.samples import write_sgf_samples
 
 __all__ = ["restore_run", "train"]
 
@@ -55,23 +58,13 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
       ValueError: for inconsistent settings (batch not a multiple of the
         devices, a replay buffer smaller than ``batch * move cap``, ...).
     """
-    from gojax._host.atomic import atomic_write
-    from gojax.alphazero import _network as net_lib
-    from gojax.alphazero._checkpoint import save_checkpoint
-    from gojax.alphazero._run_io import (
-        plot_learning_curve,
-        summarize_run,
-        to_json,
-        write_sgf_samples,
-    )
-
     run = TrainingRun(cfg, resume)
     # Several processes (multi-host): all run the same steps and write the checkpoints together
     # (orbax); only process 0 writes the other files, and evaluation is skipped (untested here).
     primary, single = jax.process_index() == 0, jax.process_count() == 1
     if primary:
         atomic_write(os.path.join(cfg.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=1))
-    meta, budget = run.meta, cfg.minutes * 60.0
+    counters, budget = run.counters, cfg.minutes * 60.0
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
     bar = None
     if cfg.progress and primary:
@@ -79,47 +72,47 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
 
         bar = tqdm(
             total=round(budget),
-            initial=min(round(meta["elapsed"]), round(budget)),
+            initial=min(round(counters.elapsed), round(budget)),
             unit="s",
             desc="training",
             dynamic_ncols=True,
         )
-    last_save, last_eval = time.monotonic(), meta["elapsed"]
+    last_save, last_eval = time.monotonic(), counters.elapsed
     sgf_count = 0
 
     def done() -> bool:
-        if cfg.max_iterations is not None and meta["iteration"] >= cfg.max_iterations:
+        if cfg.max_iterations is not None and counters.iteration >= cfg.max_iterations:
             return True
-        return meta["elapsed"] >= budget
+        return counters.elapsed >= budget
 
     while not done():
         row = run.iteration()
         if bar is not None:
-            bar.n = min(round(meta["elapsed"]), bar.total)
-            sp = max(meta["steady_selfplay_time"], 1e-9)
+            bar.n = min(round(counters.elapsed), bar.total)
+            sp = max(counters.steady_selfplay_time, 1e-9)
             bar.set_postfix(
                 loss=f"{row.get('loss', float('nan')):.3f}",
-                games=meta["games"],
-                games_s=f"{meta['games'] / meta['elapsed']:.2f}",
-                moves_s=f"{meta['steady_positions'] / sp:.0f}",
+                games=counters.games,
+                games_s=f"{counters.games / counters.elapsed:.2f}",
+                moves_s=f"{counters.steady_positions / sp:.0f}",
                 refresh=False,
             )
             bar.refresh()
-        due = cfg.eval_every > 0 and meta["elapsed"] - last_eval >= cfg.eval_every * 60
+        due = cfg.eval_every > 0 and counters.elapsed - last_eval >= cfg.eval_every * 60
         if due and cfg.eval_games > 0 and single:
             say = bar.write if bar is not None else print
             say(
-                f"[{meta['elapsed'] / 60:.1f} min] evaluating: {cfg.eval_games} games against each of "
+                f"[{counters.elapsed / 60:.1f} min] evaluating: {cfg.eval_games} games against each of "
                 f"{', '.join(cfg.eval_opponents)} (not counted in the budget)"
             )
             results = run.evaluate(cfg.eval_games, cfg.eval_opponents)
-            last_eval = meta["elapsed"]
+            last_eval = counters.elapsed
             text = ", ".join(f"{k} {r.score:.2f}" for k, r in results.items())
-            say(f"[{meta['elapsed'] / 60:.1f} min] scores (wins + draws/2): {text}")
+            say(f"[{counters.elapsed / 60:.1f} min] scores (wins + draws/2): {text}")
             plot_learning_curve(run.metrics.rows, os.path.join(cfg.run_dir, "learning_curve.png"), title)
             if cfg.sgf_games:
                 paths = write_sgf_samples(
-                    run.rules, run.state["actor"], os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
+                    run.rules, run.state.actor, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
                 )
                 sgf_count += len(paths)
         if time.monotonic() - last_save >= cfg.checkpoint_every * 60:
@@ -129,17 +122,9 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         bar.close()
     run.save()
     if not primary:
-        run.checkpointer.close()
+        run.close()
         return {}
-    network_dir = os.path.join(os.path.abspath(cfg.run_dir), "network")
-    net = net_lib.merge(run.graphdef, jax.device_get(run.state["variables"]))
-    save_checkpoint(
-        network_dir,
-        net,
-        run.net_config,
-        board_size=cfg.size,
-        metadata={"komi": cfg.komi, "train_steps": meta["train_steps"]},
-    )
+    network_dir = run.save_network()
     final = {}
     if cfg.final_eval_games > 0 and cfg.final_eval_opponents and single:
         names = ", ".join(cfg.final_eval_opponents)
@@ -149,7 +134,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         final.update(_gnugo(run, network_dir))
     if cfg.sgf_games:
         write_sgf_samples(
-            run.rules, run.state["actor"], os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
+            run.rules, run.state.actor, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
         )
     run.metrics.flush()
     plot_learning_curve(run.metrics.rows, os.path.join(cfg.run_dir, "learning_curve.png"), title)
@@ -160,24 +145,22 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         "train_batch": run.train_batch,
         "train_steps_per_iteration": run.train_steps,
         "selfplay_shards": [
-            int(x.data.shape[0]) for x in run.state["actor"].games.move_number.addressable_shards
+            int(x.data.shape[0]) for x in run.state.actor.games.move_number.addressable_shards
         ],
     }
-    summary, text = summarize_run(title, meta, extra, run.metrics.rows, final)
+    summary, text = summarize_run(title, counters.to_dict(), extra, run.metrics.rows, final)
     atomic_write(os.path.join(cfg.run_dir, "summary.md"), text + "\n")
     atomic_write(os.path.join(cfg.run_dir, "summary.json"), to_json(summary))
     print(text)
-    run.checkpointer.close()
+    run.close()
     return summary
 
 
 def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
     """The final games against GNU Go, or nothing (with a message) when it is not available."""
-    from gojax.alphazero._evaluation import gnugo_available, play_gnugo
-
     cfg = run.cfg
     if not gnugo_available():
-        print("skipping the games against GNU Go: gojax.gtp or the gnugo binary is missing")
+        print("skipping the games against GNU Go: the gnugo binary is missing")
         return {}
     print(f"final evaluation: {cfg.gnugo_games} games against GNU Go level {cfg.gnugo_level}")
     start = time.perf_counter()
@@ -185,19 +168,18 @@ def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
         run.rules,
         network_dir,
         cfg.gnugo_games,
-        num_simulations=cfg.simulations,
-        algorithm=cfg.algorithm,
+        settings=cfg.eval_search_settings(),
         level=cfg.gnugo_level,
         seed=cfg.seed,
         sgf_dir=os.path.join(cfg.run_dir, "sgf_gnugo"),
     )
-    run.meta["eval_time"] += time.perf_counter() - start
+    run.counters.eval_time += time.perf_counter() - start
     name = f"gnugo_level{cfg.gnugo_level}"
-    run.metrics.log(eval_row(name, result, run.meta))
+    run.metrics.log(run.counters.eval_row(name, result))
     return {name: result}
 
 
-def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any, Any, dict[str, Any]]:
+def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any, Any, Counters]:
     """The network of a run's latest checkpoint (to evaluate or continue it elsewhere).
 
     Returns:
@@ -210,8 +192,10 @@ def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any
         cfg = TrainConfig.from_dict(json.load(handle))
     cfg = dataclasses.replace(cfg, run_dir=run_dir, devices=devices, progress=False)
     run = TrainingRun(cfg, resume=True)
-    if run.checkpointer.latest_step() is None:
-        raise FileNotFoundError(f"no checkpoint in {run_dir}")
-    variables = jax.device_get(run.state["variables"])
-    run.checkpointer.close()
-    return cfg, run.graphdef, variables, dict(run.meta)
+    try:
+        if run.checkpoints.latest_step() is None:
+            raise FileNotFoundError(f"no checkpoint in {run_dir}")
+        variables = jax.device_get(run.state.variables)
+    finally:
+        run.close()
+    return cfg, run.graphdef, variables, dataclasses.replace(run.counters)

@@ -1,0 +1,138 @@
+"""What a :class:`~gojax.gtp.GTPEngine` plays with: a :class:`PlayerSpec` and :class:`EngineOptions`.
+
+::
+
+    engine = GTPEngine(GoConfig(size=9), PlayerSpec("uct", simulations=256), EngineOptions(name="gojax"))
+    az = PlayerSpec("az", simulations=32, checkpoint="runs/9x9/network",
+                    search=gojax.alphazero.SearchSettings(algorithm="puct").for_play())
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gojax._core.types import GoConfig
+
+if TYPE_CHECKING:  # gojax.alphazero needs flax: imported only where an AlphaZero player is loaded
+    from gojax.alphazero import SearchSettings
+
+__all__ = ["PLAYERS", "ROLLOUTS", "EngineOptions", "Level", "PlayerSpec"]
+
+PLAYERS = ("random", "heuristic", "mc", "uct", "az")
+"""The player kinds of the engine."""
+
+ROLLOUTS = ("random", "heuristic")
+"""The playout policies of the UCT and pure Monte-Carlo players."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Level:
+    """One search size of a player.
+
+    Attributes:
+      label: what the level is, e.g. ``"uct 256 simulations"``.
+      make: ``config -> player``; the player is ``(config, state, key) -> int32[] action``.
+      family: levels of one family scale their run time with ``cost``.
+      cost: relative cost within the family (simulations, playouts).
+      jit: compile the player with ``jax.jit`` (``False`` for a plain Python player).
+    """
+
+    label: str
+    make: Callable[[GoConfig], Callable]
+    family: str
+    cost: float = 1.0
+    jit: bool = True
+
+
+def _positive_int(owner: str, name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{owner}.{name} must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{owner}.{name} must be >= 1, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerSpec:
+    """The player behind ``genmove`` (frozen; validated).
+
+    Attributes:
+      kind: ``random``, ``heuristic``, ``mc``, ``uct`` or ``az``.
+      simulations: UCT / AlphaZero simulations per move of the strongest level
+        (the ladder adds one a quarter the size).
+      playouts: pure Monte-Carlo playouts per candidate move.
+      rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
+      checkpoint: the AlphaZero network (``kind="az"``): a
+        :func:`gojax.alphazero.save_checkpoint` directory, e.g. a training
+        run's ``network/``.
+      search: ``kind="az"``: the :class:`gojax.alphazero.SearchSettings` of
+        the search, whose ``num_simulations`` each level replaces by its own
+        (``None``: ``SearchSettings().for_play()``, Gumbel without noise
+        beyond its root Gumbel).
+      seed: seeds the searches and the fallback moves.
+
+    Raises:
+      TypeError, ValueError: naming the field and the value.
+    """
+
+    kind: str = "uct"
+    simulations: int = 128
+    playouts: int = 8
+    rollout: str = "random"
+    checkpoint: str | None = None
+    search: SearchSettings | None = None
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.kind not in PLAYERS:
+            raise ValueError(f"PlayerSpec.kind must be one of {', '.join(PLAYERS)}, got {self.kind!r}")
+        _positive_int("PlayerSpec", "simulations", self.simulations)
+        _positive_int("PlayerSpec", "playouts", self.playouts)
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(f"PlayerSpec.rollout must be 'random' or 'heuristic', got {self.rollout!r}")
+        if self.kind == "az" and not self.checkpoint:
+            raise ValueError(
+                "PlayerSpec.checkpoint is needed for kind 'az' (--player az needs --checkpoint PATH)"
+            )
+        if self.search is not None and self.kind != "az":
+            raise ValueError(f"PlayerSpec.search is for kind 'az', not {self.kind!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TypeError(f"PlayerSpec.seed must be an int, got {self.seed!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineOptions:
+    """How a :class:`~gojax.gtp.GTPEngine` behaves around its player (frozen).
+
+    Attributes:
+      name: the answer to ``name``.
+      levels: a custom level ladder, strongest first (replaces the
+        :class:`PlayerSpec`'s; for tests and tools).
+      warm_up: compile and time the levels when a time limit first applies to a
+        rules config (``time_settings``, ``kgs-time_settings`` or
+        ``time_left``), before the clock runs; without it a timed ``genmove``
+        may compile inside its budget.
+      pass_when_ahead: after an opponent's pass, pass if that wins on the area score.
+      allow_early_pass: play the search's pass as it is. By default a pass
+        chosen while the opponent has not just passed is replaced by a safe
+        move (a capture, an atari escape or a move that is no self-atari,
+        never into an own eye) when there is one: a low-budget search (UCT at
+        a few hundred simulations) picks pass by noise, and under area
+        scoring such a move costs nothing.
+
+    Raises:
+      ValueError: for an empty ladder.
+    """
+
+    name: str = "gojax"
+    levels: tuple[Level, ...] | None = None
+    warm_up: bool = True
+    pass_when_ahead: bool = True
+    allow_early_pass: bool = False
+
+    def __post_init__(self):
+        if self.levels is not None:
+            object.__setattr__(self, "levels", tuple(self.levels))
+            if not self.levels:
+                raise ValueError("EngineOptions.levels must hold at least one level")
