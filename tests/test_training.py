@@ -33,14 +33,14 @@ pytest.importorskip("orbax.checkpoint")
 pytest.importorskip("mctx")
 
 import gojax
-from gojax import symmetry
+from gojax import features, symmetry
 from gojax.alphazero import _network as net_lib
-from gojax.alphazero import _observe, _replay, _selfplay, _training
+from gojax.alphazero import _replay, _selfplay, _training
 
 ROOT = Path(__file__).resolve().parents[1]
 # Positional superko (the default), a short move cap so that every game ends within the test.
 CONFIG = gojax.GoConfig(size=5, komi=0.5, max_moves=16)
-CHANNELS = _observe.BASIC_CHANNELS
+CHANNELS = features.BASIC_CHANNELS
 BATCH = 4
 TINY = [
     "--size",
@@ -149,7 +149,7 @@ def jitted_step():
 
     def one(state, action):
         after = gojax.step(CONFIG, state, action)
-        return after, gojax.legal_action_mask(CONFIG, after), _observe.basic_planes(CONFIG, after)
+        return after, gojax.legal_action_mask(CONFIG, after), features.basic_planes(CONFIG, after)
 
     return jax.jit(one)
 
@@ -161,7 +161,7 @@ def _start():
     return (
         state,
         np.asarray(gojax.legal_action_mask(CONFIG, state)),
-        np.asarray(_observe.basic_planes(CONFIG, state)),
+        np.asarray(features.basic_planes(CONFIG, state)),
     )
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from gojax._core.types import GoConfig
 from gojax.alphazero._player import AlphaZeroPlayer
+from gojax.features import basic_planes
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
 from gojax.players.match import MatchResult, play_games, summarize_results
 
@@ -90,8 +91,6 @@ class Evaluator:
         batch_size: int | None = None,
         mc_playouts: int = 2,
     ):
-        from gojax.alphazero._observe import basic_planes
-
         self.config = config
         self.graphdef = graphdef
         self.num_simulations = num_simulations

@@ -24,6 +24,7 @@ import numpy as np
 
 from gojax.alphazero._run_io import eval_row
 from gojax.alphazero._train_config import TrainConfig
+from gojax.features import observation
 
 __all__ = ["TrainingRun"]
 
@@ -55,7 +56,7 @@ class TrainingRun:
 
         from gojax import GoConfig
         from gojax.alphazero import _network as net_lib
-        from gojax.alphazero import _observe, _replay, _selfplay, _sharding, _training
+        from gojax.alphazero import _replay, _selfplay, _sharding, _training
         from gojax.alphazero._evaluation import Evaluator, default_baselines
         from gojax.alphazero._run_io import MetricsLog, TrainCheckpointer
 
@@ -65,13 +66,16 @@ class TrainingRun:
         self.batch = _global(cfg.batch, cfg.batch_per_device, devices, "batch")
         self.train_batch = _global(cfg.train_batch, cfg.train_batch_per_device, devices, "train_batch")
         self.rules = GoConfig(size=cfg.size, komi=cfg.komi, ko_rule=cfg.ko_rule, max_moves=cfg.max_moves)
-        observe = _observe.basic_planes
-        channels = _observe.num_planes(observe, self.rules)
+        self.observation = observation("basic")  # the name checkpoints record (observe_name)
+        channels = self.observation.channels(self.rules)
         _replay.check_capacity(cfg.replay_capacity, self.batch, self.rules.move_cap)
         positions = self.batch * cfg.moves_per_iteration
         self.train_steps = cfg.train_steps or max(1, round(cfg.reuse * positions / self.train_batch))
         self.settings = _selfplay.SelfPlaySettings(
-            num_simulations=cfg.simulations, algorithm=cfg.algorithm, explore_moves=cfg.explore_moves
+            num_simulations=cfg.simulations,
+            algorithm=cfg.algorithm,
+            explore_moves=cfg.explore_moves,
+            observe=self.observation.observe,
         )
         self.net_config = net_lib.NetworkConfig(blocks=cfg.blocks, channels=cfg.channels)
         key = jax.random.PRNGKey(cfg.seed)
@@ -185,6 +189,7 @@ class TrainingRun:
             {k: opponents[k] for k in wanted},
             algorithm=cfg.algorithm,
             gumbel_scale=cfg.eval_gumbel_scale,
+            observe=self.observation.observe,
         )
 
     def _log_resume(self, step: int) -> None:

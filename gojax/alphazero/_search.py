@@ -60,7 +60,7 @@ import numpy as np
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
-from gojax.alphazero._observe import Observation, basic_planes
+from gojax.features import Observation, basic_planes
 from gojax.players._common import result_for
 
 if TYPE_CHECKING:

@@ -51,9 +51,9 @@ import jax.numpy as jnp
 from gojax._core.rules import init, reset_if_done, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
-from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.alphazero._search import search
+from gojax.features import Observation, basic_planes
 from gojax.players._common import result_for
 
 __all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]

@@ -138,6 +138,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         net,
         run.net_config,
         board_size=cfg.size,
+        observe_name=run.observation.name,
         metadata={"komi": cfg.komi, "train_steps": meta["train_steps"]},
     )
     final = {}
