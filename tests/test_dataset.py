@@ -365,3 +365,24 @@ def test_history_observation_replays_the_board_history(folder):
                 np.testing.assert_array_equal(planes[..., opponent][..., ago], grid == 3 - mover)
                 checked += ago > 0
     assert checked > 20
+
+
+def test_basic_observation_needs_no_flax(tmp_path):
+    """With flax (and so gojax.alphazero) unimportable, "basic" is still the same 15 planes."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "sys.modules['flax'] = None\n"
+        "sys.modules['gojax.alphazero'] = None\n"
+        "import gojax, gojax.dataset as ds\n"
+        f"record = gojax.sgf.parse_sgf({GAMES['b_white.sgf']!r}, name='g')\n"
+        "data = ds.build_dataset([record], games_per_call=1)\n"
+        "print(data.observe_name, data.num_channels, sys.modules.get('flax') is not None)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["basic", "15", "False"]
