@@ -173,10 +173,10 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
 
-    observe = az.basic_planes
+    observation = "basic"
     size_tag = args.board_size or "auto"
     cache = args.cache or Path(tempfile.gettempdir()) / f"gojax-supervised-{size_tag}.npz"
-    data = ds.build_dataset(args.data, args.board_size, observe=observe, cache=cache)
+    data = ds.build_dataset(args.data, args.board_size, observation=observation, cache=cache)
     build_s = time.perf_counter() - started
     print(f"{data}  [{build_s:.1f} s, cache {cache}]")
     for name, reason in data.skipped:
@@ -198,7 +198,7 @@ def main() -> None:
     opt_state = optimizer.init(variables["params"])
     train_step = make_train_step(graphdef, optimizer, args.value_weight)
 
-    black_channel = az.BASIC_CHANNELS.black_to_move if observe is az.basic_planes else None
+    black_channel = az.BASIC_CHANNELS.black_to_move if data.observe_name == "basic" else None
     rows = baselines(train, held, black_channel)
     curve = []
     budget = args.minutes * 60.0

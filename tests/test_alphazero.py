@@ -260,7 +260,7 @@ def test_basic_planes_equivariant_along_a_game(jitted):
 
 def test_num_planes():
     assert az.num_planes(az.basic_planes, CONFIG) == az.BASIC_NUM_CHANNELS == CH.num_channels == 15
-    assert az.OBSERVATIONS["basic"] is az.basic_planes
+    assert gojax.features.OBSERVATIONS["basic"].observe is az.basic_planes
     assert az.num_planes(lambda c, s: jnp.zeros((c.size, c.size, 3)), CONFIG) == 3
     with pytest.raises(ValueError, match="shape"):
         az.num_planes(lambda c, s: jnp.zeros((c.size, 3)), CONFIG)

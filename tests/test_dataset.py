@@ -11,12 +11,14 @@ import json
 import os
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import gojax
 from gojax import dataset as ds
+from gojax import features
 from gojax.dataset import _build as _dataset_build
 
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
@@ -30,6 +32,10 @@ def board_planes(config, state):
     grid = gojax.board(config, state)
     black_to_move = jnp.full((config.size, config.size), gojax.to_play(config, state) == gojax.BLACK)
     return jnp.stack([grid == 1, grid == 2, grid == 0, black_to_move], axis=-1).astype(jnp.float32)
+
+
+# Not registered (a spec can be passed as it is); not marked binary, so its planes are checked on the host.
+BOARD = features.ObservationSpec("test_board_planes", board_planes, num_channels=4)
 
 
 GAMES = {
@@ -97,7 +103,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def data(folder):
-    return ds.build_dataset(folder, 5, observe=board_planes, games_per_call=4)
+    return ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4)
 
 
 def test_samples_match_the_records(data):
@@ -215,23 +221,26 @@ def test_batches_shuffle_augment_and_cover(data):
 
 def test_cache_round_trip_and_reuse(folder, tmp_path, monkeypatch, data):
     cache = tmp_path / "cache" / "data.npz"
-    built = ds.build_dataset(folder, 5, observe=board_planes, games_per_call=4, cache=cache)
+    built = ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4, cache=cache)
     assert cache.is_file()
     assert [p.name for p in cache.parent.iterdir()] == ["data.npz"]  # no temporary file left
     loaded = ds.MoveDataset.load(cache)
     for field in ("features", "actions", "values", "legal", "game_ids", "move_numbers"):
         np.testing.assert_array_equal(getattr(loaded, field), getattr(built, field))
     assert loaded.names == built.names and loaded.skipped == built.skipped
-    assert loaded.observe_name.endswith("board_planes")
+    assert loaded.observe_name == built.observe_name == "test_board_planes"
 
     def no_replay(*args, **kwargs):
         raise AssertionError("replayed although the cache holds this dataset")
 
     monkeypatch.setattr(_dataset_build, "_replay_all", no_replay)
-    again = ds.build_dataset(folder, 5, observe=board_planes, games_per_call=4, cache=cache)
+    again = ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4, cache=cache)
     np.testing.assert_array_equal(again.actions, built.actions)
     with pytest.raises(AssertionError, match="replayed"):  # other rules: not the cached dataset
-        ds.build_dataset(folder, 5, observe=board_planes, games_per_call=4, cache=cache, ko_rule="simple")
+        ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4, cache=cache, ko_rule="simple")
+    renamed = features.ObservationSpec("test_board_planes_2", board_planes, num_channels=4)
+    with pytest.raises(AssertionError, match="replayed"):  # another observation name: not it either
+        ds.build_dataset(folder, 5, observation=renamed, games_per_call=4, cache=cache)
 
 
 def test_atomic_save_keeps_the_old_file_on_failure(data, tmp_path, monkeypatch):
@@ -257,11 +266,13 @@ def test_bad_input(tmp_path, folder, data):
     with pytest.raises(ValueError, match="empty"):
         ds.build_dataset([])
     with pytest.raises(ValueError, match=r"no 7x7 games .*5x5: 6, 9x9: 1"):
-        ds.build_dataset(folder, 7, observe=board_planes)
+        ds.build_dataset(folder, 7, observation=BOARD)
     with pytest.raises(ValueError, match="board_size"):
         ds.build_dataset(folder, 30)
     with pytest.raises(ValueError, match="games_per_call"):
         ds.build_dataset(folder, 5, games_per_call=0)
+    with pytest.raises(ValueError, match=r"unknown observation 'nope'.*basic"):
+        ds.build_dataset(folder, 5, observation="nope")
     only_broken = tmp_path / "broken"
     only_broken.mkdir()
     (only_broken / "x.sgf").write_text(GAMES["h_broken.sgf"])
@@ -271,7 +282,7 @@ def test_bad_input(tmp_path, folder, data):
     refused.mkdir()
     (refused / "x.sgf").write_text(GAMES["f_twice.sgf"])
     with pytest.raises(ValueError, match="twice"):
-        ds.build_dataset(refused, observe=board_planes)
+        ds.build_dataset(refused, observation=BOARD)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a gojax dataset"):
         ds.MoveDataset.load(tmp_path / "junk.npz")
@@ -283,7 +294,7 @@ def test_bad_input(tmp_path, folder, data):
 
 def test_records_and_single_files_are_accepted(folder):
     record = gojax.sgf.parse_sgf(GAMES["b_white.sgf"], name="given")
-    data = ds.build_dataset([record, folder / "a_capture.sgf"], observe=board_planes, games_per_call=4)
+    data = ds.build_dataset([record, folder / "a_capture.sgf"], observation=BOARD, games_per_call=4)
     assert sorted(Path(n).name for n in data.names) == ["a_capture.sgf", "given"]
     assert len(data) == 5 + 8
 
@@ -299,9 +310,79 @@ def test_shared_nine_by_nine_games_with_the_default_observation():
     assert len(data) == sum(entry["moves"] for entry in nine)
     assert sum(reason.startswith("board ") for _, reason in data.skipped) == len(others) == 3
     assert data.legal[np.arange(len(data)), data.actions].all()
-    try:
-        from gojax.alphazero import BASIC_NUM_CHANNELS
-    except ImportError:
-        assert data.num_channels == 13  # the fallback planes
-    else:
-        assert data.num_channels == BASIC_NUM_CHANNELS
+    assert data.observe_name == "basic" and data.num_channels == features.BASIC_NUM_CHANNELS == 15
+
+
+def _gojax_positions(record):
+    """States before each move of ``record``, by gojax's own replay."""
+    states = record.states_along()
+    return [jax.tree.map(lambda leaf, t=t: leaf[t], states) for t in range(len(record.moves))]
+
+
+def test_basic_observation_is_the_default_and_has_15_planes(folder):
+    """The default is the registry's "basic" (no dependence on what is installed): 15 planes."""
+    data = ds.build_dataset(folder, 5, games_per_call=4)
+    assert data.observe_name == "basic" and data.num_channels == 15 == features.BASIC_NUM_CHANNELS
+    assert data.features.dtype == np.uint8
+    channels = features.BASIC_CHANNELS
+    observe = jax.jit(features.observation("basic").observe, static_argnums=0)
+    for game_id, name in enumerate(data.names):
+        record = gojax.sgf.read_sgf(name)
+        rows = np.flatnonzero(data.game_ids == game_id)
+        for row, grid, (colour, _), state in zip(
+            rows,
+            sgfmill_positions(GAMES[Path(name).name], 5),
+            parse_moves(GAMES[Path(name).name]),
+            _gojax_positions(record),
+            strict=True,
+        ):
+            planes = data.features[row]
+            mover, other = (1, 2) if colour == "b" else (2, 1)
+            np.testing.assert_array_equal(planes[..., channels.mover], grid == mover)
+            np.testing.assert_array_equal(planes[..., channels.opponent], grid == other)
+            assert (planes[..., channels.black_to_move] == (colour == "b")).all()
+            np.testing.assert_array_equal(planes, np.asarray(observe(gojax.GoConfig(size=5), state)))
+
+
+def test_history_observation_replays_the_board_history(folder):
+    """ "alphago_zero" reads the boards of earlier moves: the dataset carries the history in its scan."""
+    data = ds.build_dataset(folder, 5, observation="alphago_zero", games_per_call=4)
+    assert data.observe_name == "alphago_zero" and data.num_channels == features.AGZ_NUM_CHANNELS
+    own, opponent = features.AGZ_CHANNELS.own, features.AGZ_CHANNELS.opponent
+    checked = 0
+    for game_id, name in enumerate(data.names):
+        text = GAMES[Path(name).name]
+        grids, moves = sgfmill_positions(text, 5), parse_moves(text)
+        for t, row in enumerate(np.flatnonzero(data.game_ids == game_id)):
+            planes = data.features[row]
+            mover = 1 if moves[t][0] == "b" else 2
+            for ago in range(features.HISTORY_LENGTH):
+                if t - ago < 0:  # before the record's start: an empty board
+                    assert not planes[..., own][..., ago].any() and not planes[..., opponent][..., ago].any()
+                    continue
+                grid = grids[t - ago]
+                np.testing.assert_array_equal(planes[..., own][..., ago], grid == mover, f"{name} {t} {ago}")
+                np.testing.assert_array_equal(planes[..., opponent][..., ago], grid == 3 - mover)
+                checked += ago > 0
+    assert checked > 20
+
+
+def test_basic_observation_needs_no_flax(tmp_path):
+    """With flax (and so gojax.alphazero) unimportable, "basic" is still the same 15 planes."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "sys.modules['flax'] = None\n"
+        "sys.modules['gojax.alphazero'] = None\n"
+        "import gojax, gojax.dataset as ds\n"
+        f"record = gojax.sgf.parse_sgf({GAMES['b_white.sgf']!r}, name='g')\n"
+        "data = ds.build_dataset([record], games_per_call=1)\n"
+        "print(data.observe_name, data.num_channels, sys.modules.get('flax') is not None)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["basic", "15", "False"]

@@ -46,7 +46,7 @@ def _assert_trees_equal(a, b, message=""):
 
 def test_init(env_fns):
     state = env_fns["init"](jax.random.PRNGKey(0))
-    assert state.observation.shape == (5, 5, 17) and state.observation.dtype == jnp.float32
+    assert state.observation.shape == (5, 5, 17) and state.observation.dtype == jnp.bool_
     assert ENV.observation_shape == (5, 5, 17) and ENV.num_actions == 26 and ENV.num_players == 2
     np.testing.assert_array_equal(state.observation[..., features.AGZ_CHANNELS.colour], 1)
     assert not np.asarray(state.observation[..., :16]).any()
@@ -181,12 +181,35 @@ def test_custom_observation_function(env_fns):
     played = env_fns["step"](env_fns["init"](None), jnp.int32(CENTRE))
     observation = env.observe(played.game, played.history)
     assert observation.shape == (5, 5, 1) and int(observation[2, 2, 0]) == gojax.BLACK
+    assert observation.dtype == gojax.board(CONFIG, played.game).dtype  # your own function: no bool cast
     assert int(np.asarray(observation).sum()) == gojax.BLACK
 
 
+def test_observation_by_registered_name_and_dtype(env_fns):
+    played = env_fns["step"](env_fns["init"](None), jnp.int32(CENTRE))
+    basic = GoEnv(CONFIG, observation="basic")
+    assert basic.observation_spec is features.observation("basic")
+    assert basic.observation_shape == (5, 5, features.BASIC_NUM_CHANNELS)
+    planes = basic.observe(played.game, played.history)
+    assert planes.dtype == jnp.bool_
+    np.testing.assert_array_equal(planes, features.basic_planes(CONFIG, played.game))
+    as_float = GoEnv(CONFIG, observation_dtype=jnp.float32)
+    assert as_float.observation_spec is features.observation("alphago_zero")
+    floats = as_float.observe(played.game, played.history)
+    assert floats.dtype == jnp.float32
+    np.testing.assert_array_equal(floats, features.alphago_zero_planes(CONFIG, played.game, played.history))
+    np.testing.assert_array_equal(floats, played.observation)  # the bool default holds the same 0/1
+    step = jax.jit(as_float.step)
+    assert step(as_float.init(), jnp.int32(CENTRE)).observation.dtype == jnp.float32
+    spec = features.observation("alphago")
+    assert GoEnv(CONFIG, observation=spec).observation_shape == (5, 5, features.ALPHAGO_NUM_CHANNELS)
+
+
 def test_bad_arguments_raise():
-    with pytest.raises(ValueError, match="'katago9'"):
+    with pytest.raises(ValueError, match=r"'katago9'.*alphago_zero, basic"):
         GoEnv(CONFIG, observation="katago9")
+    with pytest.raises(ValueError, match="observation_dtype"):
+        GoEnv(CONFIG, observation_dtype="no such dtype")
     with pytest.raises(ValueError, match="17"):
         GoEnv(CONFIG, observation=17)
     with pytest.raises(ValueError, match="GoConfig"):

@@ -67,6 +67,7 @@ def replays():
     [
         ("alphago", functools.partial(features.alphago_planes, CONFIG, player_colour=True)),
         ("alphago_zero", functools.partial(features.alphago_zero_planes, CONFIG)),
+        ("basic", functools.partial(features.observation("basic"), CONFIG)),
     ],
 )
 def test_presets_are_equivariant(replays, name, preset):

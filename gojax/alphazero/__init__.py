@@ -3,10 +3,11 @@
 Import explicitly (``from gojax import alphazero as az``); ``import gojax``
 does not load this package. It needs flax (NNX), mctx and orbax-checkpoint.
 
-* :func:`basic_planes`, :data:`BASIC_CHANNELS`, :func:`num_planes`,
-  :data:`OBSERVATIONS` (by checkpoint name) - the
-  default observation, 15 planes from the :class:`gojax.GoState` alone
-  (``_observe.py``; table in ``docs/features.md``).
+* :func:`basic_planes`, :data:`BASIC_CHANNELS`, :func:`num_planes` - the
+  default observation, 15 planes from the :class:`gojax.GoState` alone,
+  re-exported from :mod:`gojax.features`, where every observation is
+  registered by the name a checkpoint records
+  (:func:`gojax.features.observation`; table in ``docs/features.md``).
 * :class:`NetworkConfig`, :class:`PolicyValueNet`, :func:`split`,
   :func:`apply`, :func:`merge` - the network, as an NNX module and as a pure
   function (``_network.py``).
@@ -31,18 +32,17 @@ action ``P``), ``C`` observation channels.
 
 from gojax.alphazero._checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
 from gojax.alphazero._network import NetworkConfig, PolicyValueNet, Variables, apply, merge, split
-from gojax.alphazero._observe import (
+from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer
+from gojax.alphazero._search import ILLEGAL_LOGIT, legal_logits, make_recurrent_fn, make_root, search
+from gojax.alphazero._settings import ALGORITHMS, SearchSettings
+from gojax.features import (
     BASIC_CHANNELS,
     BASIC_NUM_CHANNELS,
-    OBSERVATIONS,
     BasicChannels,
     Observation,
     basic_planes,
     num_planes,
 )
-from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer
-from gojax.alphazero._search import ILLEGAL_LOGIT, legal_logits, make_recurrent_fn, make_root, search
-from gojax.alphazero._settings import ALGORITHMS, SearchSettings
 
 __all__ = [
     "ALGORITHMS",
@@ -50,7 +50,6 @@ __all__ = [
     "BASIC_NUM_CHANNELS",
     "CHECKPOINT_FORMAT",
     "ILLEGAL_LOGIT",
-    "OBSERVATIONS",
     "PLAY_SETTINGS",
     "AlphaZeroPlayer",
     "BasicChannels",

@@ -28,9 +28,9 @@ from flax import nnx
 
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables
-from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._search import search
 from gojax.alphazero._settings import SearchSettings
+from gojax.features import Observation, basic_planes
 
 __all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer"]
 

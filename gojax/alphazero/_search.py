@@ -61,8 +61,8 @@ from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score_if_ended
 from gojax._core.types import BLACK, GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
-from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._settings import SearchSettings
+from gojax.features import Observation, basic_planes
 
 if TYPE_CHECKING:
     import mctx

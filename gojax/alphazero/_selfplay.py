@@ -50,10 +50,10 @@ import jax.numpy as jnp
 
 from gojax._core.rules import init, reset_if_done, step
 from gojax._core.types import GoConfig, GoState
-from gojax.alphazero._observe import Observation, basic_planes
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.alphazero._search import _black_result_if_ended, search
 from gojax.alphazero._settings import SearchSettings
+from gojax.features import Observation, basic_planes
 
 __all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
 

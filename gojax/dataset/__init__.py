@@ -11,10 +11,12 @@
 
 A sample is the position **before** a move of a real game and what happened:
 
-* ``features`` ``[M, N, N, C]``: ``observe(config, state)`` of that position
-  (default :func:`gojax.alphazero.basic_planes`, planes from the mover's view),
-  stored as ``uint8`` when every value is a small whole number (binary planes,
-  4x less memory than ``float32``), else ``float32``;
+* ``features`` ``[M, N, N, C]``: the observation of that position, named in
+  the registry of :mod:`gojax.features` (``observation="basic"`` by default:
+  the 15 planes :mod:`gojax.alphazero` reads, the same whatever is installed;
+  the dataset records the name in ``observe_name``), planes from the mover's
+  view, stored as ``uint8`` when every value is a small whole number (binary
+  planes, 4x less memory than ``float32``), else ``float32``;
 * ``actions`` ``int32[M]``: the move played, in ``[0, A)`` (``P`` is pass);
 * ``values`` ``float32[M]``: the game's result for the player to move, +1 win,
   -1 loss, 0 for a draw or an unknown result (no ``RE``, ``"Void"``, ...);
@@ -25,7 +27,7 @@ A sample is the position **before** a move of a real game and what happened:
 
 Games are replayed in a batch of ``games_per_call`` games at a time with one
 jit-compiled ``lax.scan`` over chunks of 64 moves (compiled once per board
-size and ``observe``), the games sorted by length so a batch stops soon after
+size and observation), the games sorted by length so a batch stops soon after
 its longest game. Like :meth:`gojax.sgf.GameRecord.replay`, this host-side
 tool is a place where gojax calls ``jax.jit`` for you.
 
@@ -46,18 +48,15 @@ import numpy as np
 
 from gojax import symmetry
 from gojax._core.types import GoConfig
-from gojax.dataset._build import Observe, build_dataset, default_observe, fallback_planes, load_records
+from gojax.dataset._build import build_dataset, load_records
 from gojax.dataset._store import MoveDataset
 
 __all__ = [
     "Batch",
     "MoveDataset",
-    "Observe",
     "augment_batch",
     "batches",
     "build_dataset",
-    "default_observe",
-    "fallback_planes",
     "load_records",
 ]
 

@@ -3,8 +3,9 @@
 See :mod:`gojax.dataset` for the whole story. Games are replayed
 ``games_per_call`` at a time (sorted by length) with one compiled
 ``jit(vmap(lax.scan))`` over chunks of 64 moves per board size and
-``observe``; the feature planes and legal masks of the position before each
-move come out of the scan.
+observation; the feature planes and legal masks of the position before each
+move come out of the scan (with the board history beside the game when the
+observation reads it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import functools
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import jax
@@ -21,59 +22,20 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.rules import init, legal_action_mask, step
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
 from gojax._host.diagram import from_board
 from gojax._host.grid import board_of
 from gojax._host.illegal import why_illegal
 from gojax._host.vertices import vertex
 from gojax.dataset._store import FORMAT, MoveDataset, load_with_key
-from gojax.features import _blocks as blocks
-from gojax.sgf import SGFError, sgf_point
+from gojax.features import ObservationSpec, history_init, history_push
+from gojax.features import observation as find_observation
+from gojax.sgf import GameRecord, SGFError, read_sgf, sgf_point
 
-__all__ = ["Observe", "build_dataset", "default_observe", "fallback_planes", "load_records"]
+__all__ = ["build_dataset", "load_records"]
 
 _CHUNK = 64
 _NAME = {BLACK: "B", WHITE: "W"}
-
-Observe = Callable[[GoConfig, GoState], jax.Array]
-
-
-def fallback_planes(config: GoConfig, state) -> jax.Array:
-    """``float32[N, N, 13]`` planes from the mover's view, used until :mod:`gojax.alphazero` is there.
-
-    Channels: 0 mover stones, 1 opponent stones, 2 empty, 3-5 mover chains
-    with 1, 2, 3+ liberties, 6-8 the same for the opponent, 9 legal points,
-    10 the ko point, 11 the last move, 12 ones.
-    """
-    size = config.size
-    mover = blocks.mover_stones(config, state)
-    opponent = blocks.opponent_stones(config, state)
-    libs = blocks.liberties(config, state)
-    points = jnp.arange(config.num_points, dtype=jnp.int32).reshape(size, size)
-    return blocks.stack_planes(
-        mover,
-        opponent,
-        blocks.empty_points(config, state),
-        blocks.one_hot_planes(jnp.where(mover, libs, 0), 3),
-        blocks.one_hot_planes(jnp.where(opponent, libs, 0), 3),
-        blocks.legal_plane(config, state),
-        points == state.ko_point,
-        points == state.last_move,
-        blocks.ones(config),
-    )
-
-
-def default_observe() -> Observe:
-    """:func:`gojax.alphazero.basic_planes` when that package imports, else :func:`fallback_planes`."""
-    try:
-        from gojax.alphazero import basic_planes
-    except ImportError:
-        return fallback_planes
-    return basic_planes
-
-
-def _observe_name(observe: Observe) -> str:
-    return f"{getattr(observe, '__module__', '?')}.{getattr(observe, '__qualname__', repr(observe))}"
 
 
 def load_records(source, **kwargs) -> tuple[list, list[tuple[str, str]]]:
@@ -92,8 +54,6 @@ def load_records(source, **kwargs) -> tuple[list, list[tuple[str, str]]]:
     Raises:
       ValueError: for a path that does not exist or a folder without SGF files.
     """
-    from gojax.sgf import GameRecord, read_sgf
-
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if path.is_dir():
@@ -148,19 +108,29 @@ def _check_moves(record, config: GoConfig) -> tuple[int, str | None]:
 
 
 @functools.cache
-def _runner(config: GoConfig, observe: Observe):
-    """``jit(vmap(run))``: ``run(state, actions[C], valid[C]) -> (state, planes[C], legal[C])``."""
+def _runner(config: GoConfig, spec: ObservationSpec):
+    """``jit(vmap(run))``: ``run((state, hist), actions[C], valid[C]) -> (carry, (planes[C], legal[C]))``.
 
-    def run(state, actions, valid):
-        def body(state, inputs):
+    ``hist`` is a :class:`~gojax.features.BoardHistory` when ``spec`` reads
+    one, else ``None``. Binary planes leave the device as ``uint8``, others as
+    ``float32``.
+    """
+    dtype = jnp.uint8 if spec.binary else jnp.float32
+
+    def run(carry, actions, valid):
+        def body(carry, inputs):
+            state, hist = carry
             action, ok = inputs
-            planes = jnp.asarray(observe(config, state), jnp.float32)
+            planes = jnp.asarray(spec(config, state, hist), dtype)
             legal = legal_action_mask(config, state)
             played = step(config, state, action)
             state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), played, state)
-            return state, (planes, legal)
+            if hist is not None:
+                pushed = history_push(config, hist, state)
+                hist = jax.tree.map(lambda new, old: jnp.where(ok, new, old), pushed, hist)
+            return (state, hist), (planes, legal)
 
-        return jax.lax.scan(body, state, (actions, valid))
+        return jax.lax.scan(body, carry, (actions, valid))
 
     return jax.jit(jax.vmap(run))
 
@@ -173,6 +143,7 @@ def _compact(planes: np.ndarray) -> np.ndarray:
 
 
 def _cache_key(records, board_size, observe_name, ko_rule, komi) -> str:
+    """Names the dataset: format, size, observation name, rules and every game's moves."""
     digest = hashlib.sha256(f"{FORMAT}|{board_size}|{observe_name}|{ko_rule}|{komi}".encode())
     for record in records:
         digest.update(f"|{record.name}|{record.first_player}|{record.result}".encode())
@@ -185,7 +156,7 @@ def build_dataset(
     source,
     board_size: int | None = None,
     *,
-    observe: Observe | None = None,
+    observation: str | ObservationSpec = "basic",
     ko_rule: KoRule = "positional",
     komi: float = 7.5,
     games_per_call: int = 16,
@@ -200,14 +171,19 @@ def build_dataset(
         list of paths / :class:`~gojax.sgf.GameRecord` s.
       board_size: keep the games of this size (others are skipped); default:
         the most common size among the games read.
-      observe: ``observe(config, state) -> [N, N, C]`` features of one
-        position; default :func:`default_observe`.
+      observation: the features of each position: a name in
+        ``gojax.features.OBSERVATIONS`` (default ``"basic"``, the 15 planes
+        AlphaZero reads; ``"alphago_zero"`` and the other presets that read
+        the board history work too) or an
+        :class:`~gojax.features.ObservationSpec`. The dataset records its
+        name (``observe_name``).
       ko_rule: the rules games are replayed under (a game that repeats a
         position is refused under ``"positional"``; ``"simple"`` keeps it).
       komi: komi of the replay config (only features that read it care).
       games_per_call: games replayed together in one compiled call.
       cache: an ``.npz`` path: loaded if it holds this very dataset (same
-        games, size, observe, rules), else built and written there atomically.
+        games, size, observation name, rules), else built and written there
+        atomically.
       verbose: print what is skipped and a summary.
       **read_kwargs: passed to :func:`gojax.sgf.read_sgf`.
 
@@ -216,8 +192,8 @@ def build_dataset(
 
     Raises:
       ValueError: for an empty or missing source, a ``board_size`` outside
-        2..25 or with no games, a bad ``games_per_call``, or features that are
-        not ``[N, N, C]``.
+        2..25 or with no games, a bad ``games_per_call``, an unknown
+        observation, or features that are not ``[N, N, C]``.
     """
     if board_size is not None and (
         isinstance(board_size, bool) or not isinstance(board_size, int) or not 2 <= board_size <= 25
@@ -225,7 +201,7 @@ def build_dataset(
         raise ValueError(f"board_size must be an int in 2..25, got {board_size!r}")
     if isinstance(games_per_call, bool) or not isinstance(games_per_call, int) or games_per_call < 1:
         raise ValueError(f"games_per_call must be a positive int, got {games_per_call!r}")
-    observe = observe or default_observe()
+    spec = find_observation(observation)
     records, skipped = load_records(source, **read_kwargs)
     if not records:
         raise ValueError(f"no readable games in {source!s:.200}: {len(skipped)} file(s) failed to parse")
@@ -251,7 +227,7 @@ def build_dataset(
     config = GoConfig(
         size=board_size, komi=komi, ko_rule=ko_rule, max_moves=None if longest <= default_cap else longest
     )
-    observe_name = _observe_name(observe)
+    observe_name = spec.name
     key = ""
     if cache is not None:
         key = _cache_key(kept, board_size, observe_name, ko_rule, komi)
@@ -265,7 +241,7 @@ def build_dataset(
                     return dataset
             except ValueError:
                 pass
-    dataset = _replay_all(kept, config, observe, observe_name, games_per_call, skipped, verbose)
+    dataset = _replay_all(kept, config, spec, games_per_call, skipped, verbose)
     if cache is not None:
         dataset.save(cache, key=key)
     if verbose:
@@ -279,7 +255,7 @@ def _start_state(record, config: GoConfig):
     return None
 
 
-def _replay_all(records, config, observe, observe_name, games_per_call, skipped, verbose) -> MoveDataset:
+def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> MoveDataset:
     size, points = config.size, config.num_points
     playable = []
     for record in records:
@@ -298,7 +274,7 @@ def _replay_all(records, config, observe, observe_name, games_per_call, skipped,
     if not playable:
         raise ValueError(f"none of the {len(records)} {size}x{size} games can be replayed: {skipped[-1][1]}")
     playable.sort(key=lambda item: item[1])
-    run = _runner(config, observe)
+    run = _runner(config, spec)
     empty = init(config)
     names: list[str] = []  # of the games kept, in game-id order
     parts: dict[str, list[np.ndarray]] = {
@@ -317,14 +293,16 @@ def _replay_all(records, config, observe, observe_name, games_per_call, skipped,
             starts.append(empty if start is None else start)
         starts += [empty] * (games_per_call - len(group))
         state = jax.tree.map(lambda *leaves: jnp.stack(leaves), *starts)
+        hist = jax.vmap(functools.partial(history_init, config))(state) if spec.needs_history else None
         planes_chunks, legal_chunks = [], []
         for offset in range(0, length, _CHUNK):
             window = slice(offset, offset + _CHUNK)
-            state, (planes, legal) = run(state, actions[:, window], valid[:, window])
+            (state, hist), (planes, legal) = run((state, hist), actions[:, window], valid[:, window])
             if channels is None:
                 if planes.ndim != 5 or planes.shape[2:4] != (size, size):
                     raise ValueError(
-                        f"observe must return [N, N, C] = [{size}, {size}, C] planes; got {planes.shape[2:]}"
+                        f"observation {spec.name!r} must return [N, N, C] = [{size}, {size}, C] planes; "
+                        f"got {planes.shape[2:]}"
                     )
                 channels = planes.shape[-1]
             planes_chunks.append(_compact(np.asarray(planes)))
@@ -365,7 +343,7 @@ def _replay_all(records, config, observe, observe_name, games_per_call, skipped,
         move_numbers=np.concatenate(parts["moves"]),
         names=tuple(names),
         board_size=size,
-        observe_name=observe_name,
+        observe_name=spec.name,
         skipped=tuple(skipped),
     )
 

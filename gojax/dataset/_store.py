@@ -29,7 +29,7 @@ class MoveDataset:
       move_numbers: ``int32[M]`` the move's index in its game (0 first).
       names: the game of each id (file name or record name).
       board_size: ``N``.
-      observe_name: the feature function, ``module.name``.
+      observe_name: the observation's name in ``gojax.features.OBSERVATIONS``.
       skipped: ``(name, reason)`` of every game left out.
     """
 

@@ -8,6 +8,12 @@
     state = init(jax.random.split(key, 1024))
     state = step(state, actions, jax.random.split(key2, 1024))
 
+**Observations** are named in the registry of :mod:`gojax.features`
+(``gojax.features.OBSERVATIONS``): ``GoEnv(config, observation="basic")``
+picks the 15 planes AlphaZero reads, the default ``"alphago_zero"`` the 17
+planes of AlphaGo Zero. They are ``bool`` (every registered preset is 0/1;
+convert at the network input, or ask for ``observation_dtype=jnp.float32``).
+
 **Players.** Player 0 is always black and player 1 always white (no random
 seat order, unlike pgx): ``rewards[0]`` is black's, ``current_player`` is
 ``0`` when black is to move. Observations are from the mover's point of view.
@@ -37,24 +43,27 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from gojax._core.rules import init as game_init
 from gojax._core.rules import legal_action_mask
 from gojax._core.rules import step as game_step
 from gojax._core.scoring import score_if_ended
 from gojax._core.types import GoConfig, GoState
-from gojax.features._alphago_zero import alphago_zero_planes
-from gojax.features._board_history import BoardHistory, history_init, history_push
+from gojax.features import (
+    BoardHistory,
+    HistoryObservation,
+    ObservationSpec,
+    history_init,
+    history_push,
+    observation,
+)
 
-__all__ = ["OBSERVATIONS", "EnvState", "GoEnv", "auto_reset"]
-
-ObservationFn = Callable[[GoConfig, GoState, BoardHistory], jax.Array]
-
-# Named observation presets: ``fn(config, game, history) -> [N, N, C]``.
-OBSERVATIONS: dict[str, ObservationFn] = {"alphago_zero": alphago_zero_planes}
+__all__ = ["EnvState", "GoEnv", "auto_reset"]
 
 NUM_PLAYERS = 2
 
@@ -66,8 +75,10 @@ class EnvState:
 
     Attributes:
       current_player: ``int32[]`` player to move: 0 black, 1 white.
-      observation: ``[N, N, C]`` the chosen preset for the player to move, or
-        ``None`` when the environment was built with ``observation=None``.
+      observation: ``[N, N, C]`` the chosen observation for the player to
+        move (``bool`` for a registered preset, see
+        :attr:`GoEnv.observation_dtype`), or ``None`` when the environment
+        was built with ``observation=None``.
       legal_action_mask: ``bool[A]`` legal actions of the player to move; all
         ``True`` once the game is over.
       rewards: ``float32[2]`` reward of player 0 (black) and player 1 (white)
@@ -98,29 +109,55 @@ class GoEnv:
 
     Attributes:
       config: the rules.
-      observation: ``"alphago_zero"`` (17 planes, the default), a function
-        ``fn(config, game, history) -> [N, N, C]`` (any other preset, or your
-        own), or ``None`` to skip the observation entirely - for search, where
-        only the legal mask, rewards and the game are needed (the history of
+      observation: a name in ``gojax.features.OBSERVATIONS`` (default
+        ``"alphago_zero"``, 17 planes; ``"basic"``, ``"alphago"``, ... or one
+        you registered), an :class:`~gojax.features.ObservationSpec`, a
+        function ``fn(config, game, history) -> [N, N, C]`` of your own, or
+        ``None`` to skip the observation entirely - for search, where only
+        the legal mask, rewards and the game are needed (the history of
         boards is still kept: an 8-row shift per step).
+      observation_dtype: dtype of the observation; ``None`` (default) gives
+        ``bool`` for a binary observation (every registered preset: its
+        planes are 0/1) and the function's own dtype otherwise (your own
+        function, or a spec not marked ``binary``). Pass ``jnp.float32`` to
+        feed a network directly.
     """
 
     config: GoConfig
-    observation: str | ObservationFn | None = "alphago_zero"
+    observation: str | ObservationSpec | HistoryObservation | None = "alphago_zero"
+    observation_dtype: Any = None
 
     def __post_init__(self):
         if not isinstance(self.config, GoConfig):
             raise ValueError(f"config must be a gojax.GoConfig, got {self.config!r}")
-        if isinstance(self.observation, str):
-            if self.observation not in OBSERVATIONS:
-                raise ValueError(
-                    f"observation must be one of {sorted(OBSERVATIONS)}, a function or None; "
-                    f"got {self.observation!r}"
-                )
+        if isinstance(self.observation, (str, ObservationSpec)):
+            observation(self.observation)  # an unknown name raises, listing the registered ones
         elif self.observation is not None and not callable(self.observation):
             raise ValueError(
-                f"observation must be a preset name, a function or None; got {self.observation!r}"
+                f"observation must be a registered name, an ObservationSpec, a function or None; "
+                f"got {self.observation!r}"
             )
+        if self.observation_dtype is not None:
+            try:
+                np.dtype(self.observation_dtype)
+            except TypeError:
+                raise ValueError(
+                    f"observation_dtype must be a dtype or None, got {self.observation_dtype!r}"
+                ) from None
+
+    @property
+    def observation_spec(self) -> ObservationSpec | None:
+        """The :class:`~gojax.features.ObservationSpec` observed (``None`` without an observation).
+
+        A function of your own is wrapped as a spec that reads the history
+        and is not ``binary``.
+        """
+        if self.observation is None:
+            return None
+        if isinstance(self.observation, (str, ObservationSpec)):
+            return observation(self.observation)
+        name = getattr(self.observation, "__name__", "custom")
+        return ObservationSpec(name, self.observation, needs_history=True)
 
     @property
     def num_players(self) -> int:
@@ -139,11 +176,14 @@ class GoEnv:
         return None if state.observation is None else tuple(state.observation.shape)
 
     def observe(self, game: GoState, history: BoardHistory) -> jax.Array | None:
-        """The configured observation of ``game`` (``None`` if there is none)."""
-        if self.observation is None:
+        """The configured observation of ``game``, ``[N, N, C]`` (``None`` if there is none)."""
+        spec = self.observation_spec
+        if spec is None:
             return None
-        fn = OBSERVATIONS[self.observation] if isinstance(self.observation, str) else self.observation
-        return fn(self.config, game, history)
+        planes = spec(self.config, game, history)
+        if self.observation_dtype is not None:
+            return planes.astype(self.observation_dtype)
+        return planes.astype(jnp.bool_) if spec.binary else planes
 
     def _wrap(self, game: GoState, history: BoardHistory, rewards: jax.Array) -> EnvState:
         done = game.terminated | game.truncated

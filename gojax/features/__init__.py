@@ -5,6 +5,14 @@ to move, works on one game (batch with ``jax.vmap``) and is documented channel
 by channel in ``docs/features.md``; channel positions are named constants, not
 numbers to copy.
 
+* The observation registry (``_registry.py``): :data:`OBSERVATIONS` maps a
+  name (``"basic"``, ``"alphago_zero"``, ``"alphago"``, ``"alphago_value"``)
+  to an :class:`ObservationSpec` - the function, its channel count, whether it
+  reads the board history; :func:`observation` looks a name up,
+  :func:`register_observation` adds your own. The environment, the dataset
+  builder, AlphaZero and the GTP engine all pick their planes here by name.
+* ``"basic"``, 15 planes of the position alone (AlphaZero's input):
+  :func:`basic_planes`, :data:`BASIC_CHANNELS` (``_basic.py``).
 * AlphaGo Zero, 17 planes: :func:`alphago_zero_planes`, with the
   :class:`BoardHistory` of the last 8 boards it reads
   (:func:`history_init`, :func:`history_push`) and :data:`AGZ_CHANNELS`
@@ -15,7 +23,7 @@ numbers to copy.
   :func:`katago_planes`, with the :class:`MoveHistory` of the last 5 actions
   (:func:`last_moves`), and Benson's pass-alive chains and area
   (:func:`pass_alive`, :func:`pass_alive_area`) (``_katago.py``,
-  ``_katago_ladders.py``, ``_benson.py``).
+  ``_katago_moves.py``, ``_katago_ladders.py``, ``_benson.py``).
 
 Adding a module: import its public names below and add them to ``__all__``
 (one list, kept sorted, as ruff wants).
@@ -34,6 +42,7 @@ from gojax.features._alphago_zero import (
     AlphaGoZeroChannels,
     alphago_zero_planes,
 )
+from gojax.features._basic import BASIC_CHANNELS, BASIC_NUM_CHANNELS, BasicChannels, basic_planes
 from gojax.features._benson import PassAlive, pass_alive, pass_alive_area
 from gojax.features._blocks import (
     Chains,
@@ -62,19 +71,30 @@ from gojax.features._board_history import HISTORY_LENGTH, BoardHistory, history_
 from gojax.features._katago import (
     KATAGO_CHANNELS,
     KATAGO_GLOBALS,
-    KATAGO_MOVES,
     KATAGO_V7_CHANNELS,
     KATAGO_V7_GLOBALS,
     KataGoChannels,
     KataGoGlobals,
-    MoveHistory,
     katago_globals,
     katago_planes,
+)
+from gojax.features._katago_moves import (
+    KATAGO_MOVES,
+    MoveHistory,
     last_moves,
     move_history_init,
     move_history_push,
 )
 from gojax.features._ladder import ladder_capture, ladder_capture_plane, ladder_escape, ladder_escape_plane
+from gojax.features._registry import (
+    OBSERVATIONS,
+    HistoryObservation,
+    Observation,
+    ObservationSpec,
+    num_planes,
+    observation,
+    register_observation,
+)
 
 __all__ = [
     "AGZ_CHANNELS",
@@ -82,23 +102,31 @@ __all__ = [
     "ALPHAGO_CHANNELS",
     "ALPHAGO_NUM_CHANNELS",
     "ALPHAGO_VALUE_NUM_CHANNELS",
+    "BASIC_CHANNELS",
+    "BASIC_NUM_CHANNELS",
     "HISTORY_LENGTH",
     "KATAGO_CHANNELS",
     "KATAGO_GLOBALS",
     "KATAGO_MOVES",
     "KATAGO_V7_CHANNELS",
     "KATAGO_V7_GLOBALS",
+    "OBSERVATIONS",
     "AlphaGoChannels",
     "AlphaGoZeroChannels",
+    "BasicChannels",
     "BoardHistory",
     "Chains",
+    "HistoryObservation",
     "KataGoChannels",
     "KataGoGlobals",
     "MoveHistory",
     "MoveOutcomes",
+    "Observation",
+    "ObservationSpec",
     "PassAlive",
     "alphago_planes",
     "alphago_zero_planes",
+    "basic_planes",
     "capture_size",
     "chain_labels",
     "chain_sizes",
@@ -122,11 +150,14 @@ __all__ = [
     "move_outcomes",
     "mover_eyes",
     "mover_stones",
+    "num_planes",
+    "observation",
     "one_hot_planes",
     "ones",
     "opponent_stones",
     "pass_alive",
     "pass_alive_area",
+    "register_observation",
     "self_atari_size",
     "stack_planes",
     "turns_since",

@@ -36,6 +36,7 @@ import numpy as np
 
 from gojax import players
 from gojax._core.types import GoConfig, GoState
+from gojax.features import observation
 from gojax.gtp._spec import Level, PlayerSpec
 
 __all__ = ["Searcher", "player_levels", "safe_move"]
@@ -84,15 +85,16 @@ def _load_alphazero(checkpoint: str, search: Any):
     graphdef, variables = az.split(net)
     metadata = dict(metadata or {})
     name = str(metadata.get("observe_name") or "basic")
-    observe = None
-    for candidate in (name, f"{name}_planes"):  # "basic" names az.basic_planes
-        found = getattr(az, candidate, None)
-        if callable(found) and not isinstance(found, type):
-            observe = found
-            break
-    if observe is None:
-        log.warning("checkpoint observation %r unknown, using az.basic_planes", name)
-        observe = az.basic_planes
+    try:
+        spec = observation(name)
+    except ValueError as error:
+        raise ValueError(f"checkpoint {checkpoint}: its observation is not registered: {error}") from None
+    if spec.needs_history:
+        raise ValueError(
+            f"checkpoint {checkpoint}: observation {name!r} reads the board history; "
+            "the AlphaZero search needs one of the position alone"
+        )
+    observe = spec.observe
     size = metadata.get("board_size")
     log.info("loaded %s: %s, board %s, observation %s", checkpoint, network_config, size, name)
 

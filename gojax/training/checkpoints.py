@@ -143,6 +143,7 @@ class RunCheckpoints:
         network_config: NetworkConfig,
         *,
         board_size: int,
+        observe_name: str = "basic",
         metadata: Mapping[str, Any] | None = None,
     ) -> str:
         """Writes the network with ``variables`` to ``run_dir/network`` (replacing it); returns the path.
@@ -152,7 +153,12 @@ class RunCheckpoints:
         """
         net = merge(graphdef, jax.device_get(variables))
         save_checkpoint(
-            self.network_dir, net, network_config, board_size=board_size, metadata=dict(metadata or {})
+            self.network_dir,
+            net,
+            network_config,
+            board_size=board_size,
+            observe_name=observe_name,
+            metadata=dict(metadata or {}),
         )
         return self.network_dir
 

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax import alphazero as az
+from gojax.features import observation
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.config import TrainConfig
 from gojax.training.evaluation import Evaluator, default_baselines
@@ -143,8 +144,9 @@ class TrainingRun:
         self.batch = _global(cfg.batch, cfg.batch_per_device, devices, "batch")
         self.train_batch = _global(cfg.train_batch, cfg.train_batch_per_device, devices, "train_batch")
         self.rules = cfg.rules()
-        observe = az.basic_planes
-        channels = az.num_planes(observe, self.rules)
+        self.observation = observation("basic")  # the name checkpoints record (observe_name)
+        observe = self.observation.observe
+        channels = self.observation.channels(self.rules)
         az.check_capacity(cfg.replay_capacity, self.batch, self.rules.move_cap)
         positions = self.batch * cfg.moves_per_iteration
         self.train_steps = cfg.train_steps or max(1, round(cfg.reuse * positions / self.train_batch))
@@ -263,6 +265,7 @@ class TrainingRun:
             self.state.variables,
             self.net_config,
             board_size=self.cfg.size,
+            observe_name=self.observation.name,
             metadata={"komi": self.cfg.komi, "train_steps": self.counters.train_steps},
         )
 

@@ -1,43 +1,33 @@
-"""The default observation of the AlphaZero networks: 15 planes from the :class:`gojax.GoState` alone.
+"""The ``"basic"`` observation: 15 planes from the :class:`gojax.GoState` alone (AlphaZero's default input).
 
 :func:`basic_planes` needs no board history (unlike the AlphaGo Zero preset
-:func:`gojax.features.alphago_zero_planes`), so the search can use the
-:class:`gojax.GoState` itself as the mctx embedding and compute the planes of
-any node from it. The planes are from the point of view of the player to
-move (the *mover*), channels last; :data:`BASIC_CHANNELS` names the channel
-positions (use them rather than the numbers)::
+:func:`gojax.features.alphago_zero_planes`), so a search can use the
+:class:`gojax.GoState` itself as its embedding (as :mod:`gojax.alphazero`
+does with mctx) and compute the planes of any node from it. The planes are
+from the point of view of the player to move (the *mover*), channels last;
+:data:`BASIC_CHANNELS` names the channel positions (use them rather than the
+numbers)::
 
     planes = basic_planes(config, state)              # float32[N, N, 15]
     atari = planes[..., BASIC_CHANNELS.mover_liberties][..., 0]   # mover chains in atari
 
-The channel table is in ``docs/features.md`` ("AlphaZero basic planes").
+It is registered as ``"basic"`` (:func:`gojax.features.observation`). The
+channel table is in ``docs/features.md`` ("AlphaZero basic planes").
 Every plane is 0 or 1. Under the 8 board symmetries the planes of a
 transformed position are the transformed planes (``gojax.symmetry``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from gojax import features as F
-from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
+from gojax.features import _blocks
 
-__all__ = [
-    "BASIC_CHANNELS",
-    "BASIC_NUM_CHANNELS",
-    "BasicChannels",
-    "Observation",
-    "basic_planes",
-    "num_planes",
-]
-
-Observation = Callable[[GoConfig, GoState], jax.Array]
-"""``observe(config, state) -> float32[N, N, C]`` for ONE game."""
+__all__ = ["BASIC_CHANNELS", "BASIC_NUM_CHANNELS", "BasicChannels", "basic_planes"]
 
 _LIBERTY_LEVELS = 3  # one-hot liberties 1, 2, 3+
 
@@ -98,7 +88,7 @@ def _point_plane(config: GoConfig, point: jax.Array) -> jax.Array:
 
 
 def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Array:
-    """The default AlphaZero observation of ONE game (see :class:`BasicChannels`).
+    """The ``"basic"`` observation of ONE game (see :class:`BasicChannels`).
 
     Args:
       config: the rules.
@@ -108,17 +98,17 @@ def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Arr
     Returns:
       ``dtype[N, N, 15]``, channels in the order of :data:`BASIC_CHANNELS`.
     """
-    mover = F.mover_stones(config, state)
-    opponent = F.opponent_stones(config, state)
-    libs = F.one_hot_planes(F.liberties(config, state), _LIBERTY_LEVELS)  # [N, N, 3]
+    mover = _blocks.mover_stones(config, state)
+    opponent = _blocks.opponent_stones(config, state)
+    libs = _blocks.one_hot_planes(_blocks.liberties(config, state), _LIBERTY_LEVELS)  # [N, N, 3]
     constant = jnp.ones((config.size, config.size), jnp.bool_)
-    return F.stack_planes(
+    return _blocks.stack_planes(
         mover,
         opponent,
-        F.empty_points(config, state),
+        _blocks.empty_points(config, state),
         libs & mover[..., None],
         libs & opponent[..., None],
-        F.legal_plane(config, state),
+        _blocks.legal_plane(config, state),
         _point_plane(config, state.ko_point),
         _point_plane(config, state.last_move),
         constant & (state.last_move == config.pass_action),
@@ -126,19 +116,3 @@ def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Arr
         constant,
         dtype=dtype,
     )
-
-
-def num_planes(observe: Observation, config: GoConfig) -> int:
-    """``C``: the channels of ``observe(config, state)``, from its shape alone (``jax.eval_shape``).
-
-    Raises:
-      ValueError: if the observation is not ``[N, N, C]``.
-    """
-    shape = jax.eval_shape(lambda: observe(config, init(config))).shape
-    if len(shape) != 3 or shape[:2] != (config.size, config.size):
-        raise ValueError(f"observation must have shape [N, N, C] with N={config.size}, got {shape}")
-    return int(shape[2])
-
-
-OBSERVATIONS: dict[str, Observation] = {"basic": basic_planes}
-"""Observation functions by the name a checkpoint records (``observe_name``)."""

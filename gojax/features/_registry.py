@@ -1,0 +1,232 @@
+"""Named observations: the one registry that the environment, the dataset builder, AlphaZero and GTP read.
+
+An *observation* is what a network sees of ONE game: ``[N, N, C]`` planes,
+channels last, from the point of view of the player to move. Each name in
+:data:`OBSERVATIONS` maps to an :class:`ObservationSpec` - the function, its
+channel count ``C`` and whether it reads the board history::
+
+    spec = gojax.features.observation("basic")
+    planes = spec(config, state)             # float32[N, N, 15]
+    spec.channels(config)                    # 15, no computation
+    env = gojax.env.GoEnv(config, observation="alphago_zero")
+    data = gojax.dataset.build_dataset(folder, 9, observation="basic")
+
+================  ====  =======  ==============================================
+name              C     history  function
+================  ====  =======  ==============================================
+``basic``         15    no       :func:`basic_planes` (AlphaZero's default)
+``alphago_zero``  17    yes      :func:`alphago_zero_planes`
+``alphago``       48    yes      :func:`alphago_planes` (the policy network's)
+``alphago_value`` 49    yes      :func:`alphago_planes` with ``player_colour``
+================  ====  =======  ==============================================
+
+Every registered preset is *binary* (each value 0 or 1), so it can be stored
+as ``bool``/``uint8`` and converted to ``float32`` exactly. An observation
+that needs the history is called ``observe(config, state, history)`` with a
+:class:`~gojax.features.BoardHistory` kept beside the game
+(:class:`gojax.env.GoEnv` and :func:`gojax.dataset.build_dataset` keep one);
+the others are ``observe(config, state)``. The AlphaZero search expands nodes
+from a :class:`gojax.GoState` alone, so it takes only observations without
+history. KataGo's preset (:func:`katago_planes`) is not registered: it
+returns a ``(planes, globals)`` pair, not one ``[N, N, C]`` array.
+
+Add your own with :func:`register_observation` (a name is registered once).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+from collections.abc import Callable, Mapping
+
+import jax
+
+from gojax._core.rules import init
+from gojax._core.types import GoConfig, GoState
+from gojax.features._alphago import ALPHAGO_NUM_CHANNELS, ALPHAGO_VALUE_NUM_CHANNELS, alphago_planes
+from gojax.features._alphago_zero import AGZ_NUM_CHANNELS, alphago_zero_planes
+from gojax.features._basic import BASIC_NUM_CHANNELS, basic_planes
+from gojax.features._board_history import BoardHistory, history_init
+
+__all__ = [
+    "OBSERVATIONS",
+    "HistoryObservation",
+    "Observation",
+    "ObservationSpec",
+    "num_planes",
+    "observation",
+    "register_observation",
+]
+
+Observation = Callable[[GoConfig, GoState], jax.Array]
+"""``observe(config, state) -> [N, N, C]`` for ONE game (no history)."""
+
+HistoryObservation = Callable[[GoConfig, GoState, BoardHistory], jax.Array]
+"""``observe(config, state, history) -> [N, N, C]`` for ONE game."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ObservationSpec:
+    """A named observation (frozen and hashable: usable as a static argument).
+
+    Attributes:
+      name: the registry name, also what a checkpoint or a dataset records.
+      observe: ``observe(config, state) -> [N, N, C]``, or
+        ``observe(config, state, history) -> [N, N, C]`` when
+        ``needs_history``; ONE game, batch with ``jax.vmap``.
+      num_channels: ``C``: an ``int``, a function ``config -> int``, or
+        ``None`` to read it from the output's shape (``jax.eval_shape``).
+      needs_history: whether ``observe`` reads a
+        :class:`~gojax.features.BoardHistory`.
+      binary: every value is 0 or 1 (exact as ``bool``/``uint8``).
+      description: one line for people.
+    """
+
+    name: str
+    observe: Callable[..., jax.Array]
+    num_channels: int | Callable[[GoConfig], int] | None = None
+    needs_history: bool = False
+    binary: bool = False
+    description: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"an observation name must be a non-empty string, got {self.name!r}")
+        if not callable(self.observe):
+            raise ValueError(f"observation {self.name!r}: observe must be callable, got {self.observe!r}")
+        count = self.num_channels
+        if count is not None and not callable(count):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ValueError(
+                    f"observation {self.name!r}: num_channels must be a positive int, a function "
+                    f"of the config or None, got {count!r}"
+                )
+
+    def __call__(self, config: GoConfig, state: GoState, history: BoardHistory | None = None) -> jax.Array:
+        """``[N, N, C]`` planes of ONE game; ``history`` is required when :attr:`needs_history`.
+
+        Raises:
+          ValueError: if the observation needs the history and none is given.
+        """
+        if not self.needs_history:
+            return self.observe(config, state)
+        if history is None:
+            raise ValueError(f"observation {self.name!r} reads the board history: pass a BoardHistory")
+        return self.observe(config, state, history)
+
+    def channels(self, config: GoConfig) -> int:
+        """``C`` for these rules (from :attr:`num_channels`, else from the output's shape)."""
+        count = self.num_channels
+        if count is None:
+            return num_planes(self, config)
+        return int(count(config)) if callable(count) else int(count)
+
+
+def num_planes(observe: Observation | ObservationSpec, config: GoConfig) -> int:
+    """``C``: the channels of an observation, from its output's shape alone (``jax.eval_shape``).
+
+    Args:
+      observe: an :class:`ObservationSpec` (given a history when it needs one)
+        or a function ``observe(config, state)``.
+      config: the rules.
+
+    Raises:
+      ValueError: if the observation is not ``[N, N, C]``.
+    """
+
+    def planes():
+        state = init(config)
+        if isinstance(observe, ObservationSpec):
+            return observe(config, state, history_init(config, state))
+        return observe(config, state)
+
+    shape = jax.eval_shape(planes).shape
+    if len(shape) != 3 or shape[:2] != (config.size, config.size):
+        raise ValueError(f"observation must have shape [N, N, C] with N={config.size}, got {shape}")
+    return int(shape[2])
+
+
+_REGISTRY: dict[str, ObservationSpec] = {}
+
+OBSERVATIONS: Mapping[str, ObservationSpec] = types.MappingProxyType(_REGISTRY)
+"""The registered observations by name (read-only; add with :func:`register_observation`)."""
+
+
+def register_observation(
+    name: str,
+    observe: Callable[..., jax.Array],
+    *,
+    num_channels: int | Callable[[GoConfig], int] | None = None,
+    needs_history: bool = False,
+    binary: bool = False,
+    description: str = "",
+) -> ObservationSpec:
+    """Registers an observation under ``name`` (see :class:`ObservationSpec` for the arguments).
+
+    Returns:
+      The new :class:`ObservationSpec`.
+
+    Raises:
+      ValueError: if ``name`` is taken (names are never replaced: a checkpoint
+        or a dataset that records a name must keep meaning the same planes),
+        or for a bad argument.
+    """
+    spec = ObservationSpec(
+        name=name,
+        observe=observe,
+        num_channels=num_channels,
+        needs_history=needs_history,
+        binary=binary,
+        description=description,
+    )
+    if name in _REGISTRY:
+        raise ValueError(f"observation {name!r} is already registered; choose another name")
+    _REGISTRY[name] = spec
+    return spec
+
+
+def observation(name: str | ObservationSpec) -> ObservationSpec:
+    """The registered :class:`ObservationSpec` called ``name`` (a spec is returned as it is).
+
+    Raises:
+      ValueError: for an unknown name, listing the known ones.
+    """
+    if isinstance(name, ObservationSpec):
+        return name
+    if isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name]
+    raise ValueError(f"unknown observation {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
+
+
+register_observation(
+    "basic",
+    basic_planes,
+    num_channels=BASIC_NUM_CHANNELS,
+    binary=True,
+    description="15 planes of the position alone: stones, liberties 1/2/3+, legal, ko, last move, colour",
+)
+register_observation(
+    "alphago_zero",
+    alphago_zero_planes,
+    num_channels=AGZ_NUM_CHANNELS,
+    needs_history=True,
+    binary=True,
+    description="AlphaGo Zero's 17 planes: the last 8 boards of each colour and the colour to move",
+)
+register_observation(
+    "alphago",
+    alphago_planes,
+    num_channels=ALPHAGO_NUM_CHANNELS,
+    needs_history=True,
+    binary=True,
+    description="AlphaGo's 48 policy-network planes (ladders read by search)",
+)
+register_observation(
+    "alphago_value",
+    functools.partial(alphago_planes, player_colour=True),
+    num_channels=ALPHAGO_VALUE_NUM_CHANNELS,
+    needs_history=True,
+    binary=True,
+    description="AlphaGo's 49 value-network planes (the 48 and the colour to move)",
+)

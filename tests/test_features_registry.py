@@ -1,0 +1,166 @@
+"""The observation registry of gojax.features: lookup, errors, registration, declared channel counts,
+and that the environment, the dataset builder, AlphaZero and the GTP loader all resolve one name to
+the same function."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import uuid
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import gojax
+import gojax.dataset
+from gojax import features
+from gojax.env import GoEnv
+
+# name -> (function, channels, needs history): what the docs promise for the built-in presets.
+PRESETS = {
+    "basic": (features.basic_planes, 15, False),
+    "alphago_zero": (features.alphago_zero_planes, 17, True),
+    "alphago": (features.alphago_planes, 48, True),
+    "alphago_value": (None, 49, True),
+}
+_FRESH = itertools.count()
+
+
+def _fresh_name() -> str:
+    return f"test_{uuid.uuid4().hex[:8]}_{next(_FRESH)}"
+
+
+def test_lookup_returns_the_registered_specs():
+    assert set(PRESETS) <= set(features.OBSERVATIONS)
+    for name, (function, channels, history) in PRESETS.items():
+        spec = features.observation(name)
+        assert spec is features.OBSERVATIONS[name] and spec.name == name
+        assert spec.num_channels == channels and spec.needs_history is history and spec.binary
+        if function is not None:
+            assert spec.observe is function
+        assert features.observation(spec) is spec  # a spec is passed through
+    value = features.observation("alphago_value").observe
+    assert value.func is features.alphago_planes and value.keywords == {"player_colour": True}
+
+
+def test_unknown_name_is_an_error_listing_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown observation 'katago9'; registered: .*alphago_zero, basic"):
+        features.observation("katago9")
+    with pytest.raises(ValueError, match="unknown observation 17"):
+        features.observation(17)
+
+
+def test_register_refuses_duplicates_and_the_registry_is_read_only():
+    def two_planes(config, state):
+        return jnp.stack([features.mover_stones(config, state), features.opponent_stones(config, state)], -1)
+
+    name = _fresh_name()
+    spec = features.register_observation(name, two_planes, binary=True, description="mine")
+    assert features.observation(name) is spec and features.OBSERVATIONS[name] is spec
+    assert spec.num_channels is None and spec.channels(gojax.GoConfig(size=7)) == 2  # from the shape
+    with pytest.raises(ValueError, match=f"'{name}' is already registered"):
+        features.register_observation(name, two_planes)
+    assert features.observation(name) is spec  # the first one stays
+    with pytest.raises(ValueError, match="'basic' is already registered"):
+        features.register_observation("basic", two_planes)
+    assert features.observation("basic").observe is features.basic_planes
+    with pytest.raises(TypeError):
+        features.OBSERVATIONS[_fresh_name()] = spec  # type: ignore[index]
+    with pytest.raises(ValueError, match="num_channels"):
+        features.register_observation(_fresh_name(), two_planes, num_channels=0)
+    with pytest.raises(ValueError, match="callable"):
+        features.register_observation(_fresh_name(), "not a function")
+    with pytest.raises(ValueError, match="non-empty"):
+        features.register_observation("", two_planes)
+    per_size = features.ObservationSpec("sized", two_planes, num_channels=lambda config: config.size)
+    assert per_size.channels(gojax.GoConfig(size=6)) == 6
+
+
+def test_history_is_required_where_it_is_read():
+    config = gojax.GoConfig(size=5)
+    state = gojax.init(config)
+    with pytest.raises(ValueError, match="'alphago_zero' reads the board history"):
+        features.observation("alphago_zero")(config, state)
+    basic = features.observation("basic")
+    np.testing.assert_array_equal(
+        basic(config, state, features.history_init(config, state)), features.basic_planes(config, state)
+    )
+
+
+def _positions(config: gojax.GoConfig, moves: int, seed: int):
+    """A random game's state and board history after each of ``moves`` moves (a pass among them)."""
+    step = jax.jit(functools.partial(gojax.step, config))
+    legal = jax.jit(functools.partial(gojax.legal_action_mask, config))
+    rng = np.random.default_rng(seed)
+    state = gojax.init(config)
+    hist = features.history_init(config, state)
+    out = []
+    for number in range(moves):
+        mask = np.asarray(legal(state))
+        action = config.pass_action if number == 3 else int(rng.choice(np.flatnonzero(mask[:-1])))
+        state = step(state, action)
+        hist = features.history_push(config, hist, state)
+        out.append((state, hist))
+    return jax.tree.map(lambda *leaves: jnp.stack(leaves), *out)
+
+
+@pytest.mark.parametrize("size", [5, 9])
+def test_every_registered_observation_has_its_declared_shape(size):
+    config = gojax.GoConfig(size=size)
+    states, hists = _positions(config, 8, seed=size)
+    for name, (_, channels, _) in PRESETS.items():
+        spec = features.observation(name)
+        assert spec.channels(config) == channels, name
+        batched = jax.vmap(functools.partial(spec, config))
+        assert jax.eval_shape(batched, states, hists).shape == (8, size, size, channels), name
+        if name in ("basic", "alphago_zero"):  # values too (the ladder presets take long to compile)
+            planes = np.asarray(jax.jit(batched)(states, hists))
+            assert np.isin(planes, [0, 1]).all(), f"{name} is declared binary"
+            assert planes.any(axis=(0, 1, 2)).sum() >= channels // 2, name  # not a blank stack
+
+
+def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
+    config = gojax.GoConfig(size=5)
+    for name in PRESETS:
+        spec = features.observation(name)
+        assert GoEnv(config, observation=name).observation_spec is spec
+    # The dataset records the name it resolved and computes that function's planes.
+    record = gojax.sgf.parse_sgf("(;GM[1]FF[4]SZ[5]RE[B+1];B[cc];W[bb];B[];W[dc])", name="g")
+    data = gojax.dataset.build_dataset([record], observation="basic", games_per_call=1)
+    assert data.observe_name == "basic"
+    states = record.states_along()
+    expected = jax.vmap(functools.partial(features.observation("basic").observe, config))(states)
+    np.testing.assert_array_equal(data.features, np.asarray(expected)[:-1])
+
+    pytest.importorskip("flax")
+    pytest.importorskip("mctx")
+    pytest.importorskip("orbax.checkpoint")
+    from flax import nnx
+
+    from gojax import alphazero as az
+    from gojax import gtp
+
+    basic = features.observation("basic").observe
+    assert az.basic_planes is basic and not hasattr(az, "OBSERVATIONS")
+    assert az.SelfPlaySettings().observe is basic
+    for function in (az.search, az.make_root, az.make_recurrent_fn):
+        assert inspect.signature(function).parameters["observe"].default is basic
+    net_config = az.NetworkConfig(blocks=1, channels=8, value_hidden=8)
+    net = az.PolicyValueNet(net_config, 5, 15, rngs=nnx.Rngs(0))
+    graphdef, variables = az.split(net)
+    assert az.AlphaZeroPlayer(graphdef, variables).observe is basic
+    assert az.Evaluator(config, graphdef, 2, baselines={}).observe is basic
+
+    # A checkpoint names its observation; the GTP loader looks it up and refuses an unknown one.
+    az.save_checkpoint(tmp_path / "basic", net, net_config, board_size=5, observe_name="basic")
+    levels, size = gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "basic"))
+    assert size == 5 and levels[0].make(config).observe is basic
+    az.save_checkpoint(tmp_path / "unknown", net, net_config, board_size=5, observe_name="katago9")
+    with pytest.raises(ValueError, match=r"observation is not registered: unknown observation 'katago9'"):
+        gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "unknown"))
+    az.save_checkpoint(tmp_path / "history", net, net_config, board_size=5, observe_name="alphago_zero")
+    with pytest.raises(ValueError, match="'alphago_zero' reads the board history"):
+        gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "history"))
