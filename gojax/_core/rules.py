@@ -10,6 +10,11 @@ Illegal actions inside ``step``: the board is left untouched, the game ends
 ``illegal_move`` is set - the behaviour pgx uses, so a learning agent is
 punished and nothing is ever corrupted. A ``step`` on a game that is already
 over (terminated or truncated) returns it unchanged.
+
+``step`` runs in named phases: :mod:`gojax._core.play` places the stone,
+captures (by the strategy of the board's size class) and removes a suicide;
+:mod:`gojax._core.bookkeeping` hashes the new position, tests it against the
+ko rule, updates the chains in atari and the history, and chooses the outcome.
 """
 
 from __future__ import annotations
