@@ -56,7 +56,7 @@ def _ops(size):
     def singles(x, colour):
         return (
             jax.vmap(bb.lowest_point, in_axes=(0, None))(x, size),
-            bb.key_sum(x, colour, size),
+            _zobrist.stones_hash(x, colour, size),
             bb.count(x),
             bb.any_set(x),
             bb.select_points(x, jnp.arange(-1, size * size + 1)),
@@ -156,9 +156,10 @@ def test_points_keys_and_counts(size):
     np.testing.assert_array_equal(first, expected_first)
     np.testing.assert_array_equal(counts, flat.sum(1))
     np.testing.assert_array_equal(any_set, flat.any(1))
-    table = _zobrist.tables(size).points.astype(np.uint64)
+    table = _zobrist.tables(size).points
     expected_keys = [
-        (table[c][f].sum(0) % (1 << 32)).astype(np.uint32) for c, f in zip(colours, flat, strict=True)
+        np.bitwise_xor.reduce(table[c][f], axis=0, initial=np.uint32(0))
+        for c, f in zip(colours, flat, strict=True)
     ]
     np.testing.assert_array_equal(keys, np.stack(expected_keys))
     actions = np.array([-1, 0, size * size - 1, size * size, size * size + 1, size * size // 2])

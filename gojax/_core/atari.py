@@ -2,15 +2,17 @@
 
 Up to 13x13 the state keeps, beside the ``atari`` bitboard of the stones
 whose chain has one liberty, that liberty's point index bit-sliced over
-``L = ceil(log2 P)`` planes (:attr:`gojax.GoState.atari_liberty`). Which
-chains a move at ``p`` captures (or joins) is then a few word operations
-(:func:`captured_by`), and so is the hash of every capturing move, which the
-legal mask tests against the history (:func:`capture_repeats`). Larger boards
-label their chains in atari with one flood fill when the mask needs them
-(:func:`liberty_labels`).
+``L = ceil(log2 P)`` planes (:attr:`gojax.GoState.atari_liberty`); a colour's
+two are a :class:`ChainsInAtari`. Which chains a move at ``p`` captures (or
+joins) is then a few word operations (:func:`captured_by`), and so is the
+hash of every capturing move, which the legal mask tests against the history
+(:func:`capture_repeats`). Larger boards label their chains in atari with one
+flood fill when the mask needs them (:func:`liberty_labels`).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -20,11 +22,33 @@ from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
 from gojax._core.types import GoConfig, GoState
 
-__all__ = ["capture_repeats", "captured_by", "label_chains", "liberty_labels", "with_atari_liberty"]
+__all__ = [
+    "ChainsInAtari",
+    "capture_repeats",
+    "captured_by",
+    "label_chains",
+    "liberty_labels",
+    "with_atari_liberty",
+]
 
 # Capturing (and suicidal) moves hash differently from plain placements and are
 # tested against the history this many at a time.
 _CHUNK = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainsInAtari:
+    """One colour's chains in atari and their liberties.
+
+    Attributes:
+      stones: ``uint32[W]`` the stones whose chain has exactly one liberty.
+      labels: ``uint32[L, W]`` that liberty bit-sliced: plane ``b`` holds the
+        stones whose chain's liberty has a point index with bit ``b`` set
+        (see :attr:`GoState.atari_liberty`; ``L = 0`` when no labels are kept).
+    """
+
+    stones: jax.Array
+    labels: jax.Array
 
 
 def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
@@ -71,8 +95,10 @@ def liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
 
 
 @bb.scoped
-def captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.Array:
-    """The chains of ``atari`` whose liberty is ``points[k]``: ``uint32[K, W]``."""
+def captured_by(chains: ChainsInAtari, points: jax.Array) -> jax.Array:
+    """The chains of ``chains`` whose liberty is ``points[k]`` (``int[K]``, -1
+    for none): ``uint32[K, W]``. Needs the labels (``L > 0``)."""
+    labels, atari = chains.labels, chains.stones
     levels = jnp.arange(labels.shape[0], dtype=jnp.int32)
     wanted = ((jnp.maximum(points, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]
     chosen = jnp.where(wanted[..., None], labels, atari & ~labels)  # [K, L, W]
@@ -81,49 +107,70 @@ def captured_by(labels: jax.Array, atari: jax.Array, points: jax.Array) -> jax.A
 
 
 @bb.scoped
-def capture_repeats(config, history, special, colour, own, opponent, suicides, base, counts):
+def capture_repeats(
+    config: GoConfig,
+    lists: _history.HistoryLists,
+    special: jax.Array,
+    colour: jax.Array,
+    own: ChainsInAtari | None,
+    opponent: ChainsInAtari,
+    suicides: jax.Array,
+    base: _history.PositionKey,
+) -> jax.Array:
     """Points of ``special`` (capturing or suicidal moves) that would recreate a
     recorded situation, tested ``_CHUNK`` at a time: ``uint32[W]``.
 
-    ``own`` and ``opponent`` are ``(atari, labels)`` pairs: the stones in atari
-    and their liberties' bit planes (see :attr:`GoState.atari_liberty`);
-    ``counts`` is ``(count, white)``: the stones on the board and the white
-    ones among them.
+    Args:
+      config: the rules.
+      lists: the history.
+      special: ``uint32[W]`` the moves to test.
+      colour: ``int[]`` colour index of the mover.
+      own: the mover's chains in atari (labelled), read only under
+        ``config.suicide``: a suicide removes them.
+      opponent: the opponent's chains in atari (labelled): a move on their
+        liberty captures them.
+      suicides: ``uint32[W]`` the moves that would leave their own chain
+        without a liberty.
+      base: the position before the move, with the situation key of the
+        player to move after it.
     """
+    if config.suicide and own is None:
+        raise ValueError("capture_repeats needs the mover's chains in atari when suicide is allowed")
+    mover = own if config.suicide else None
     size = config.size
-    count, white = counts
     keys = jnp.asarray(_zobrist.tables(size).points)
     chunk = _CHUNK
-    (own_atari, own_labels), (opponent_atari, opponent_labels) = own, opponent
-
     total = bb.count(special)
 
-    def cond(loop):
+    def cond(loop: tuple[jax.Array, jax.Array]) -> jax.Array:
         first, _ = loop
         return jnp.any(first < total)
 
-    def body(loop):
+    def body(loop: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         first, banned = loop
         points = bb.select_points(special, first + jnp.arange(chunk))  # [K], -1 past the last
         bits = jax.vmap(bb.point_bits, in_axes=(0, None))(points, size)  # [K, W]
-        captured = captured_by(opponent_labels, opponent_atari, points)
-        if config.suicide:
+        captured = captured_by(opponent, points)
+        if mover is not None:
             suicidal = bb.any_set(bits & suicides)
-            lost = captured_by(own_labels, own_atari, jnp.where(suicidal, points, -1))
+            lost = captured_by(mover, jnp.where(suicidal, points, -1))
             lost = lost | jnp.where(suicidal[:, None], bits, jnp.uint32(0))
-            captured_count, lost_count = bb.count(captured), bb.count(lost)
-            removed_keys = bb.key_sum(
+            lost_count = bb.count(lost)
+            removed = _zobrist.stones_hash(
                 jnp.stack([captured, lost]), jnp.stack([1 - colour, colour])[:, None], size
             )
-            removed_keys = removed_keys[0] + removed_keys[1]
+            removed = removed[0] ^ removed[1]
         else:
-            captured_count, lost_count = bb.count(captured), 0
-            removed_keys = bb.key_sum(captured, 1 - colour, size)
-        new_counts = count + 1 - captured_count - lost_count
+            lost_count = jnp.int32(0)
+            removed = _zobrist.stones_hash(captured, 1 - colour, size)
+        captured_count = bb.count(captured)
         # White places a stone and loses ``lost``; black removes ``captured`` white ones.
-        new_whites = white + jnp.where(colour == 1, 1 - lost_count, -captured_count)
-        situations = base + keys[colour, jnp.maximum(points, 0)] - removed_keys
-        hit = (points >= 0) & _history.contains(config, *history, situations, new_counts, new_whites)
+        made = _history.PositionKey(
+            situation=base.situation ^ keys[colour, jnp.maximum(points, 0)] ^ removed,
+            count=base.count + 1 - captured_count - lost_count,
+            white=base.white + jnp.where(colour == 1, 1 - lost_count, -captured_count),
+        )
+        hit = (points >= 0) & _history.contains(config, lists, made)
         return first + chunk, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
 
     return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]

@@ -22,12 +22,12 @@ states outside ``jit``: diagrams, SGF, GTP, the invariant checker.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from gojax._core import zobrist as _zobrist
 
 __all__ = [
     "any_set",
@@ -39,7 +39,6 @@ __all__ = [
     "from_grid",
     "from_grid_np",
     "index_planes",
-    "key_sum",
     "lowest_point",
     "neighbours",
     "num_words",
@@ -66,12 +65,16 @@ _ROUNDS_UNSTACKED = 3
 _MAX_UNSTACKED_WORDS = 6
 
 
-def scoped(function):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def scoped(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorator: the function's operations carry its name in a profile
     (``jax.named_scope``; metadata only, no effect on the computation)."""
 
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with jax.named_scope(function.__name__):
             return function(*args, **kwargs)
 
@@ -214,14 +217,13 @@ def flood_fill(
     allowed = _words(jnp.broadcast_to(mask, shape))
     free_words = None if free is None else _words(jnp.broadcast_to(free, shape))
 
-    def body(carry):
+    def body(carry: tuple[tuple[jax.Array, ...], jax.Array]) -> tuple[tuple[jax.Array, ...], jax.Array]:
         region, _ = carry
+        needs: jax.Array | bool = True
         for _ in range(_ROUNDS_UNSTACKED):
             around = _neighbour_words(region, size)
             grown = tuple((r | a) & m for r, a, m in zip(region, around, allowed, strict=True))
-            if free_words is None:
-                needs = True
-            else:
+            if free_words is not None:
                 # The liberty test reads the neighbours the growth computed
                 # anyway: they are those of the region one dilation back, a
                 # subset, so a region stops at most one round late.
@@ -242,13 +244,15 @@ def flood_fill(
     return jnp.stack(region, axis=-1)
 
 
-def _flood_fill_stacked(seed, mask, size, free, enough):
+def _flood_fill_stacked(
+    seed: jax.Array, mask: jax.Array, size: int, free: jax.Array | None, enough: int
+) -> jax.Array:
     """:func:`flood_fill` on ``uint32[..., W]`` arrays as they are: for large
     boards, whose ``W`` unstacked words would make a long program to compile."""
     shape = jnp.broadcast_shapes(seed.shape, mask.shape)
     mask = jnp.broadcast_to(mask, shape)
 
-    def body(carry):
+    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         region, _ = carry
         for _ in range(_ROUNDS):
             around = neighbours(region, size)
@@ -266,7 +270,7 @@ def _words(x: jax.Array) -> list[jax.Array]:
     return [x[..., w] for w in range(x.shape[-1])]
 
 
-def _neighbour_words(words, size: int) -> tuple[jax.Array, ...]:
+def _neighbour_words(words: Sequence[jax.Array], size: int) -> tuple[jax.Array, ...]:
     """:func:`neighbours` on a board given as its list of words."""
     board, has_left, has_right = _masks(size)
     last = len(words) - 1
@@ -381,27 +385,3 @@ def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
     within = jax.lax.population_count(word[..., None] & prefixes).astype(jnp.int32)
     bit = jnp.sum(within <= rank[..., None], axis=-1)
     return jnp.where(bit < WORD_BITS, word_index * WORD_BITS + bit, -1).astype(jnp.int32)
-
-
-@scoped
-def key_sum(x: jax.Array, colour: jax.Array, size: int) -> jax.Array:
-    """Zobrist hash of the stones ``x`` of colour index ``colour``.
-
-    Sum (mod 2**32, per word) of the keys of the set points, read from the
-    per-byte tables of :func:`gojax._core.zobrist.tables`: ``4 * W`` lookups.
-
-    Args:
-      x: ``uint32[..., W]`` sets of points.
-      colour: ``int[...]`` colour index of each set (broadcast with ``x[..., 0]``).
-      size: ``N``.
-
-    Returns:
-      ``uint32[..., 2]``.
-    """
-    table = jnp.asarray(_zobrist.tables(size).byte_sums)  # [2, W, 4, 256, 2]
-    shifts = (8 * jnp.arange(4, dtype=jnp.uint32))[None, :]
-    values = ((x[..., :, None] >> shifts) & 255).astype(jnp.int32)  # [..., W, 4]
-    colour = jnp.asarray(colour, jnp.int32)[..., None, None]
-    words = jnp.arange(table.shape[1])[:, None]
-    parts = table[colour, words, jnp.arange(4)[None, :], values]  # [..., W, 4, 2]
-    return jnp.sum(parts, axis=(-3, -2), dtype=jnp.uint32)

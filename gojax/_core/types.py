@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import jax
 import jax.numpy as jnp
@@ -68,7 +68,7 @@ class GoConfig:
     suicide: bool = False
     max_moves: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.size, bool) or not isinstance(self.size, int):
             raise ValueError(f"size must be an int, got {self.size!r}")
         if not MIN_SIZE <= self.size <= MAX_SIZE:
@@ -193,7 +193,7 @@ class GoState:
     loser: jax.Array
     illegal_move: jax.Array
 
-    def replace(self, **changes) -> GoState:
+    def replace(self, **changes: Any) -> GoState:
         """Returns a copy with the given fields replaced."""
         return dataclasses.replace(self, **changes)
 

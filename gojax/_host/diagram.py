@@ -144,26 +144,26 @@ def from_board(config: GoConfig, grid, to_play: int = BLACK) -> GoState:
     turn = to_play - 1
     position = _zobrist.hash_of_board(size, grid)
     state = init(config)
-    history, head, prev = _history.empty(config)
+    lists = _history.empty(config)
     if config.history_length:
-        entry = position.astype(np.uint64)
+        situation = position
         if config.ko_rule == "situational":
-            entry = entry + _zobrist.tables(size).side[turn]
-        situation = jnp.asarray((entry % (1 << 32)).astype(np.uint32))
-        count = jnp.int32(np.count_nonzero(grid))
-        white = jnp.int32(np.count_nonzero(grid == WHITE))
-        history, head, prev = _history.record(
-            config, history, head, prev, jnp.int32(0), situation, count, white
+            situation = position ^ _zobrist.tables(size).side[turn]
+        key = _history.PositionKey(
+            situation=jnp.asarray(situation),
+            count=jnp.int32(np.count_nonzero(grid)),
+            white=jnp.int32(np.count_nonzero(grid == WHITE)),
         )
+        lists = _history.record(config, lists, 0, key)
     return state.replace(
         stones=bitboards([grid == BLACK, grid == WHITE]),
         atari=bitboards([(grid == BLACK) & in_atari, (grid == WHITE) & in_atari]),
         atari_liberty=jnp.asarray(liberty_planes(config, np.where(in_atari, grid, 0), liberty)),
         turn=jnp.int8(turn),
         hash=jnp.asarray(position),
-        history=history,
-        history_head=head,
-        history_prev=prev,
+        history=lists.entries,
+        history_head=lists.heads,
+        history_prev=lists.links,
     )
 
 

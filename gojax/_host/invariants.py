@@ -112,10 +112,12 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         if not np.array_equal(planes, flat["atari_liberty"][game]):
             problems.append(f"game {game}: atari_liberty differs from the liberties of the chains in atari")
 
-    keys = _zobrist.tables(size).points.astype(np.uint64)
+    keys = _zobrist.tables(size).points
     flat_boards = boards.reshape(boards.shape[0], num_points)
-    scratch = sum((flat_boards == colour + 1)[..., None] * keys[colour] for colour in range(2))
-    scratch = (scratch.sum(axis=1) % (1 << 32)).astype(np.uint32)
+    stone_keys = np.concatenate(
+        [np.where((flat_boards == c + 1)[..., None], keys[c], np.uint32(0)) for c in range(2)], axis=1
+    )
+    scratch = np.bitwise_xor.reduce(stone_keys, axis=1).astype(np.uint32)
     report(np.any(scratch != flat["hash"], axis=1), "incremental hash differs from the hash from scratch")
 
     move = flat["move_number"].astype(np.int64)
@@ -137,10 +139,9 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         history = flat["history"]
         index = np.clip(move, 0, config.history_length - 1)
         current = history[np.arange(len(move)), index]
-        expected = scratch.astype(np.uint64)
+        expected = scratch
         if config.ko_rule == "situational":
-            expected = expected + _zobrist.tables(size).side[turn].astype(np.uint64)
-        expected = (expected % (1 << 32)).astype(np.uint32)
+            expected = scratch ^ _zobrist.tables(size).side[turn]
         report(
             np.any(current != expected, axis=1), "history entry for the current move differs from the hash"
         )
