@@ -7,7 +7,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * Compiled rules: :func:`jitted` (one ``jax.jit`` per function and config).
 * Batches of states: :func:`stack_states`, :func:`game_at`.
 * Plain-Python references, independent of gojax: :func:`ref_neighbours`,
-  :func:`ref_chain`, :func:`ref_chains`, :func:`ref_fill`,
+  :func:`ref_chain`, :func:`ref_chains`, :func:`ref_grid_neighbours`, :func:`ref_fill`,
   :func:`ref_area_difference`.
 * Random material: :func:`random_boards` (stones at random, dead chains removed),
   :func:`random_game` (a random legal game played with the rules).
@@ -52,9 +52,8 @@ EXPECTED_SKIPS: dict[str, str] = {
 
 def _skip_reason(report: Any) -> str:
     longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2])
-    return str(longrepr)
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason.removeprefix("Skipped: ")
 
 
 def expected_skip(reason: str) -> bool:
@@ -88,7 +87,8 @@ def pytest_make_collect_report(collector):
 
 # --------------------------------------------------------------------------- external data and programs
 
-TEST_EXTRA = "pip install -e '.[test]'"
+TEST_EXTRA = "a package of the test extra is missing (pip install -e '.[test]')"
+"""The skip reason for a missing test dependency: ``pytest.importorskip(name, reason=TEST_EXTRA)``."""
 
 SGF_DATA = Path(os.environ.get("GOJAX_SGF_DATA", Path(__file__).resolve().parents[2] / "shared/data/sgf"))
 """The shared real game records: ``../shared/data/sgf`` beside the checkout, or ``$GOJAX_SGF_DATA``."""
@@ -98,8 +98,8 @@ LETTERS = "abcdefghijklmnopqrstuvwxy"
 
 
 def needs(module: str) -> Any:
-    """``pytest.importorskip(module)`` with a reason naming the ``test`` extra."""
-    return pytest.importorskip(module, reason=f"{module} is missing: it is in the test extra ({TEST_EXTRA})")
+    """``pytest.importorskip(module, reason=TEST_EXTRA)``, for use inside a test or fixture."""
+    return pytest.importorskip(module, reason=f"{module}: {TEST_EXTRA}")
 
 
 def gnugo_binary() -> str | None:
@@ -200,15 +200,17 @@ def ref_chains(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return labels, sizes, libs
 
 
+def ref_grid_neighbours(grid: np.ndarray) -> np.ndarray:
+    """Points next to a point of a bool ``[..., N, N]`` grid (off-board dropped), bool ``[..., N, N]``."""
+    padded = np.pad(grid, [(0, 0)] * (grid.ndim - 2) + [(1, 1), (1, 1)])
+    return padded[..., :-2, 1:-1] | padded[..., 2:, 1:-1] | padded[..., 1:-1, :-2] | padded[..., 1:-1, 2:]
+
+
 def ref_fill(seed: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Points of ``mask`` connected to ``seed & mask``: bool ``[..., N, N]``, by repeated dilation."""
     region = seed & mask
     while True:
-        padded = np.pad(region, [(0, 0)] * (region.ndim - 2) + [(1, 1), (1, 1)])
-        around = (
-            padded[..., :-2, 1:-1] | padded[..., 2:, 1:-1] | padded[..., 1:-1, :-2] | padded[..., 1:-1, 2:]
-        )
-        grown = (region | around) & mask
+        grown = (region | ref_grid_neighbours(region)) & mask
         if np.array_equal(grown, region):
             return region
         region = grown

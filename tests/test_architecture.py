@@ -603,3 +603,64 @@ def test_import_gojax_loads_no_heavy_dependency_and_pins_the_public_api():
     loaded, api = done.stdout.strip().splitlines()[-2:]
     assert loaded == "[]", f"import gojax loads {loaded}"
     assert api == repr(PUBLIC_API), f"gojax.__all__ changed: {api}"
+
+
+# --------------------------------------------------------------------------- CI: no silent skips
+
+
+def _run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    if ci:
+        env["CI"] = "true"
+    command = [sys.executable, "-m", "pytest", "-q", "-ra", "-p", "no:cacheprovider", str(folder)]
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_ci_turns_unexpected_skips_into_failures(tmp_path):
+    (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    (tmp_path / "test_skips.py").write_text(
+        textwrap.dedent(
+            """
+            import pytest
+
+            def test_program_missing():
+                pytest.skip("GNU Go is not installed")
+
+            @pytest.mark.skipif(True, reason="game records not found")
+            def test_data_missing():
+                pass
+
+            def test_accelerator():
+                pytest.skip("needs an accelerator")
+
+            @pytest.mark.xfail(strict=True, reason="known")
+            def test_known_failure():
+                assert False
+
+            def test_plain():
+                pass
+            """
+        )
+    )
+    local = _run_pytest(tmp_path, ci=False)
+    assert local.returncode == 0, local.stdout[-3000:]
+    assert "1 passed, 3 skipped, 1 xfailed" in local.stdout, local.stdout[-3000:]
+    assert "GNU Go is not installed" in local.stdout  # listed at the end (-ra)
+    ci = _run_pytest(tmp_path, ci=True)
+    assert ci.returncode == 1, ci.stdout[-3000:]
+    # a skip in a test body fails it; a skip at setup (skipif) is a setup error
+    assert "1 failed, 1 passed, 1 skipped, 1 xfailed, 1 error" in ci.stdout, ci.stdout[-3000:]
+    assert "skipped under CI=true" in ci.stdout and "GNU Go is not installed" in ci.stdout
+
+    # A test module that skips as a whole (a missing package of the test extra).
+    (tmp_path / "test_skips.py").unlink()
+    (tmp_path / "test_missing_extra.py").write_text(
+        'import pytest\npytest.importorskip("no_such_module_anywhere", reason="in the test extra")\n'
+        "def test_never():\n    pass\n"
+    )
+    local = _run_pytest(tmp_path, ci=False)
+    assert local.returncode in (0, 5) and "1 skipped" in local.stdout, local.stdout[-3000:]  # 5: none ran
+    ci = _run_pytest(tmp_path, ci=True)
+    assert ci.returncode != 0 and "ERROR test_missing_extra.py" in ci.stdout, ci.stdout[-3000:]
+    assert "skipped under CI=true" in ci.stdout
