@@ -6,7 +6,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 
 * Compiled rules: :func:`jitted` (one ``jax.jit`` per function and config).
 * Batches of states: :func:`stack_states`, :func:`game_at`.
-* Plain-Python references, independent of gojax: :func:`ref_neighbours`,
+* Plain-Python references, independent of gojax: :func:`points_of`, :func:`ref_neighbours`,
   :func:`ref_chain`, :func:`ref_chains`, :func:`ref_grid_neighbours`, :func:`ref_fill`,
   :func:`ref_area_difference`.
 * Random material: :func:`random_boards` (stones at random, dead chains removed),
@@ -158,6 +158,11 @@ def game_at(batch: Any, index: int) -> Any:
 
 
 # --------------------------------------------------------------------------- plain-Python references
+
+
+def points_of(plane: np.ndarray) -> set[tuple[int, int]]:
+    """The ``(row, col)`` points where a ``[N, N]`` plane is non-zero."""
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(np.asarray(plane)), strict=True)}
 
 
 def ref_neighbours(point: int, size: int) -> list[int]:

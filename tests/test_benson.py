@@ -13,6 +13,7 @@ import jax
 import numpy as np
 import pytest
 from conftest import jitted, random_game
+from conftest import points_of as points
 
 import gojax
 from gojax import features as F
@@ -48,10 +49,6 @@ def analyse(diagram, config=SMALL):
     state = gojax.from_ascii(config, diagram)
     stones, territory, area, safe, v7 = (np.asarray(x) for x in benson_fn(config)(state))
     return {"stones": stones, "territory": territory, "area": area, "safe": safe, "v7": v7}
-
-
-def points(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
 
 
 def stones_of(diagram, colour):

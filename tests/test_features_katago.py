@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from conftest import jitted, stack_states
+from conftest import points_of as points
 
 import gojax
 from gojax import features as F
@@ -32,10 +33,6 @@ PASS = CONFIG.pass_action
 
 def pt(r, c):
     return r * N + c
-
-
-def points(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
 
 
 def fns():

@@ -34,7 +34,7 @@ import functools
 import jax
 import numpy as np
 import pytest
-from conftest import jitted, random_boards, ref_chain, ref_neighbours
+from conftest import jitted, points_of, random_boards, ref_chain, ref_neighbours
 
 import gojax
 from gojax import features as F
@@ -58,10 +58,6 @@ def board(rows, size=9):
 def plane(name, diagram, to_play, config=CONFIG):
     state = gojax.from_ascii(config, diagram, to_play)
     return np.asarray(plane_fn(name, config)(state))
-
-
-def points_of(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
 
 
 BASIC = {
