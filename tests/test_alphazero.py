@@ -19,6 +19,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import TEST_EXTRA, stack_states, swap_colours
+from conftest import jitted as compiled
+
+pytest.importorskip("flax", reason=TEST_EXTRA)
+pytest.importorskip("mctx", reason=TEST_EXTRA)
+
 from flax import nnx
 
 import gojax
@@ -40,10 +46,6 @@ def mask(text: str) -> np.ndarray:
     """``bool[N, N]`` from a diagram of ``1`` and ``.``."""
     rows = [line.split() for line in text.strip().splitlines()]
     return np.array([[c == "1" for c in row] for row in rows])
-
-
-def swap_colours(text: str) -> str:
-    return text.replace("X", "_").replace("O", "X").replace("_", "O")
 
 
 # Black owns columns 0-2 (15 points), White columns 3-4 (10): Black wins by
@@ -92,14 +94,7 @@ KO_EXPECTED = {
 @pytest.fixture(scope="module")
 def jitted():
     """Rules functions of one game, compiled once."""
-    return {
-        "step": jax.jit(functools.partial(gojax.step, CONFIG)),
-        "legal": jax.jit(functools.partial(gojax.legal_action_mask, CONFIG)),
-    }
-
-
-def _stack(states):
-    return jax.tree.map(lambda *x: jnp.stack(x), *states)
+    return {"step": compiled("step", CONFIG), "legal": compiled("legal_action_mask", CONFIG)}
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +119,7 @@ def positions(jitted):
         "empty": gojax.init(CONFIG),
     }
     assert bool(named["finished"].terminated) and not bool(named["ahead_black"].done)
-    return list(named), _stack(list(named.values()))
+    return list(named), stack_states(list(named.values()))
 
 
 def _net(seed=0):
@@ -198,7 +193,7 @@ def test_basic_planes_hand_read_ko_position(jitted):
     after_ko = jitted["step"](gojax.from_ascii(CONFIG, KO), KO_CAPTURE)
     after_pass = jitted["step"](after_ko, PASS)
     planes = np.asarray(
-        jax.jit(jax.vmap(functools.partial(az.basic_planes, CONFIG)))(_stack([after_ko, after_pass]))
+        jax.jit(jax.vmap(functools.partial(az.basic_planes, CONFIG)))(stack_states([after_ko, after_pass]))
     )
     assert planes.shape == (2, N, N, 15) and planes.dtype == np.float32
     assert set(np.unique(planes)) <= {0.0, 1.0}
@@ -240,7 +235,7 @@ def test_basic_planes_equivariant_along_a_game(jitted):
         state = jitted["step"](state, move)
     assert not bool(state.done)
     grid = np.asarray(gojax.board(CONFIG, gojax.from_ascii(CONFIG, KO)))
-    starts = _stack(
+    starts = stack_states(
         [gojax.from_board(CONFIG, np.asarray(symmetry.transform_board(k, grid))) for k in range(8)]
     )
 

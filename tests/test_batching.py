@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import game_at, jitted
 
 import gojax
 
@@ -17,8 +18,8 @@ BATCH = 12
 
 def _random_batch(config, batch, moves, seed):
     """A batch of mid-game states and the actions each game played to reach them."""
-    step = jax.jit(jax.vmap(functools.partial(gojax.step, config)))
-    legal = jax.jit(jax.vmap(functools.partial(gojax.legal_action_mask, config)))
+    step = jitted("step", config, batched=True)
+    legal = jitted("legal_action_mask", config, batched=True)
     state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
     key = jax.random.PRNGKey(seed)
     played = []
@@ -29,10 +30,6 @@ def _random_batch(config, batch, moves, seed):
         played.append(np.asarray(action))
         state = step(state, action)
     return state, np.stack(played, axis=1)
-
-
-def _game(state, index):
-    return jax.tree.map(lambda x: x[index], state)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +47,7 @@ def test_batched_replay_equals_unbatched_replay(batch):
                 single = gojax.step(CONFIG, single, int(action))  # eager: no jit, no vmap
             else:
                 single = single_step(single, int(action))
-        expected = _game(batched, game)
+        expected = game_at(batched, game)
         for name in single.__dataclass_fields__:
             np.testing.assert_array_equal(getattr(single, name), getattr(expected, name), err_msg=name)
 
@@ -62,10 +59,10 @@ def test_vmapped_mask_and_score_equal_per_game_results(batch):
     single_mask = jax.jit(functools.partial(gojax.legal_action_mask, CONFIG))  # jit, no vmap
     single_score = jax.jit(functools.partial(gojax.score, CONFIG))
     for game in range(BATCH):
-        one = _game(batched, game)
+        one = game_at(batched, game)
         np.testing.assert_array_equal(masks[game], single_mask(one))
         assert float(scores[game]) == float(single_score(one))
-    one = _game(batched, 0)  # eager: no jit, no vmap
+    one = game_at(batched, 0)  # eager: no jit, no vmap
     np.testing.assert_array_equal(masks[0], gojax.legal_action_mask(CONFIG, one))
 
 

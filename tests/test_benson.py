@@ -12,6 +12,8 @@ import functools
 import jax
 import numpy as np
 import pytest
+from conftest import jitted, random_game
+from conftest import points_of as points
 
 import gojax
 from gojax import features as F
@@ -47,10 +49,6 @@ def analyse(diagram, config=SMALL):
     state = gojax.from_ascii(config, diagram)
     stones, territory, area, safe, v7 = (np.asarray(x) for x in benson_fn(config)(state))
     return {"stones": stones, "territory": territory, "area": area, "safe": safe, "v7": v7}
-
-
-def points(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
 
 
 def stones_of(diagram, colour):
@@ -390,26 +388,11 @@ def test_hand_positions_agree_with_the_reference(diagram):
 
 
 def random_positions(config, games, seed):
-    """Boards of random games (no player fills its own eye): mid-game and finished."""
-    rng = np.random.default_rng(seed)
-    step = jax.jit(functools.partial(gojax.step, config))
-    mask = jax.jit(functools.partial(gojax.legal_action_mask, config))
-    n, boards = config.size, []
+    """Boards of random games (no player fills its own eye): after move 40 and finished."""
+    rng, board, boards = np.random.default_rng(seed), jitted("board", config), []
     for _ in range(games):
-        state = gojax.init(config)
-        while not bool(state.done):
-            grid = np.asarray(gojax.board(config, state))
-            mover = int(gojax.to_play(config, state))
-            legal = np.array(mask(state))[: n * n].reshape(n, n)
-            for r, c in zip(*np.nonzero(legal), strict=True):
-                if all(grid[q] == mover for q in ref_neighbours(r, c, n)):
-                    legal[r, c] = False  # its own eye
-            choices = np.flatnonzero(legal)
-            action = int(rng.choice(choices)) if len(choices) else n * n
-            state = step(state, action)
-            if int(state.move_number) == 40:
-                boards.append(np.asarray(gojax.board(config, state)))
-        boards.append(np.asarray(gojax.board(config, state)))
+        states, _ = random_game(config, rng, fill_own_eyes=False)
+        boards += [np.asarray(board(state)) for state in [*states[40:41], states[-1]]]
     return boards
 
 

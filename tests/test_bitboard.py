@@ -15,28 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import ref_fill, ref_grid_neighbours
 
 from gojax._core import bitboard as bb
 from gojax._core import zobrist as _zobrist
 
 SIZES = (2, 5, 6, 9, 13, 19, 25)
 REGIONS = 6
-
-
-def _grid_neighbours(grid):
-    """Orthogonal neighbours of a boolean ``[..., N, N]`` grid, off-board dropped."""
-    padded = np.pad(grid, [(0, 0)] * (grid.ndim - 2) + [(1, 1), (1, 1)])
-    return padded[..., :-2, 1:-1] | padded[..., 2:, 1:-1] | padded[..., 1:-1, :-2] | padded[..., 1:-1, 2:]
-
-
-def _grid_fill(seed, mask):
-    """Points of ``mask`` connected to ``seed & mask``, by repeated dilation in NumPy."""
-    region = seed & mask
-    while True:
-        grown = (region | _grid_neighbours(region)) & mask
-        if np.array_equal(grown, region):
-            return region
-        region = grown
 
 
 def _random_grids(rng, size, shape, density):
@@ -98,7 +83,7 @@ def test_neighbours_and_shifts_match_the_grid(size):
     grids = _random_grids(rng, size, (8,), 0.3)
     ops = _ops(size)
     got = bb.to_grid_np(np.asarray(ops["neighbours"](jnp.asarray(bb.from_grid_np(grids, size)))), size)
-    np.testing.assert_array_equal(got, _grid_neighbours(grids))
+    np.testing.assert_array_equal(got, ref_grid_neighbours(grids))
     shifted = bb.to_grid_np(np.asarray(ops["shifts"](jnp.asarray(bb.from_grid_np(grids, size)))), size)
     padded = np.pad(grids, [(0, 0), (1, 1), (1, 1)])
     k = 0
@@ -121,7 +106,7 @@ def test_flood_fill_matches_the_grid_fill_in_both_forms(size):
         bb.to_grid_np(np.asarray(x), size)
         for x in _ops(size)["fills"](*(jnp.asarray(pack(g)) for g in (seeds, masks, free)))
     )
-    exact = _grid_fill(seeds, masks)
+    exact = ref_fill(seeds, masks)
     assert exact.sum() > seeds.sum(), "the random regions should grow"
     np.testing.assert_array_equal(plain, exact)
     np.testing.assert_array_equal(stacked, exact)
@@ -130,7 +115,7 @@ def test_flood_fill_matches_the_grid_fill_in_both_forms(size):
     assert not np.any(limited & ~exact)
     assert np.all(limited >= (seeds & masks))
     stopped = np.any(limited != exact, axis=(-2, -1))
-    liberties = (_grid_neighbours(limited) & free).sum(axis=(-2, -1))
+    liberties = (ref_grid_neighbours(limited) & free).sum(axis=(-2, -1))
     assert np.all(liberties[stopped] >= 2)
 
 

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import SGF_DATA, sgf_moves, sgfmill_grid
 
 import gojax
 from gojax import dataset as ds
@@ -23,7 +24,7 @@ from gojax.dataset import _build as _dataset_build
 
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgf"
+SHARED = SGF_DATA
 LETTERS = "abcdefghijklmnopqrstuvwxy"
 
 
@@ -59,18 +60,6 @@ GAMES = {
 KEPT = ["a_capture.sgf", "b_white.sgf", "c_unknown.sgf", "d_handicap.sgf"]
 
 
-def parse_moves(text: str):
-    """``[(colour, (row, col) or None)]`` straight from the SGF text (independent of gojax.sgf)."""
-    import re
-
-    out = []
-    for colour, value in re.findall(r";([BW])\[([a-z]{0,2})\]", text):
-        out.append(
-            (colour.lower(), None if value == "" else (LETTERS.index(value[1]), LETTERS.index(value[0])))
-        )
-    return out
-
-
 def sgfmill_positions(text: str, size: int):
     """Boards (0/1/2, row 0 at the top) before each move, by sgfmill."""
     import re
@@ -81,12 +70,8 @@ def sgfmill_positions(text: str, size: int):
         for value in re.findall(r"\[([a-z]{2})\]", setup.group(1)):
             board.play(size - 1 - LETTERS.index(value[1]), LETTERS.index(value[0]), "b")
     positions = []
-    for colour, point in parse_moves(text):
-        grid = np.zeros((size, size), np.int8)
-        for row, col in ((r, c) for r in range(size) for c in range(size)):
-            stone = board.get(size - 1 - row, col)  # sgfmill row 0 is at the bottom
-            grid[row, col] = {None: 0, "b": 1, "w": 2}[stone]
-        positions.append(grid)
+    for colour, point in sgf_moves(text):
+        positions.append(sgfmill_grid(board))
         if point is not None:
             board.play(size - 1 - point[0], point[1], colour)
     return positions
@@ -109,12 +94,12 @@ def data(folder):
 def test_samples_match_the_records(data):
     names = [Path(n).name for n in data.names]
     assert sorted(names) == KEPT
-    assert len(data) == sum(len(parse_moves(GAMES[n])) for n in KEPT)
+    assert len(data) == sum(len(sgf_moves(GAMES[n])) for n in KEPT)
     assert data.features.shape == (len(data), 5, 5, 4)
     assert data.features.dtype == np.uint8  # 0/1 planes stored compactly
     for game_id, name in enumerate(names):
         rows = np.flatnonzero(data.game_ids == game_id)
-        moves = parse_moves(GAMES[name])
+        moves = sgf_moves(GAMES[name])
         assert data.move_numbers[rows].tolist() == list(range(len(moves)))
         expected = [25 if p is None else p[0] * 5 + p[1] for _, p in moves]
         assert data.actions[rows].tolist() == expected

@@ -61,16 +61,16 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import os
-import shutil
 import subprocess
 
 import jax
 import numpy as np
-import pyspiel
 import pytest
+from conftest import TEST_EXTRA, gnugo_binary, ref_area_difference, ref_chain, ref_neighbours
 
 import gojax
+
+pyspiel = pytest.importorskip("pyspiel", reason=TEST_EXTRA)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP / OpenSpiel letters: no I.
 EMPTY, BLACK, WHITE = 0, 1, 2
@@ -79,48 +79,6 @@ EMPTY, BLACK, WHITE = 0, 1, 2
 # --------------------------------------------------------------------------
 # Engine-independent helpers (plain Python, written for this file).
 # --------------------------------------------------------------------------
-
-
-def _neighbours(point: int, size: int) -> list[int]:
-    row, col = divmod(point, size)
-    out = []
-    if row > 0:
-        out.append(point - size)
-    if row < size - 1:
-        out.append(point + size)
-    if col > 0:
-        out.append(point - 1)
-    if col < size - 1:
-        out.append(point + 1)
-    return out
-
-
-def _area_difference(grid: np.ndarray) -> int:
-    """Tromp-Taylor: black area minus white area (stones + empty regions reaching one colour)."""
-    size = grid.shape[0]
-    flat = grid.reshape(-1)
-    diff = int(np.sum(flat == BLACK)) - int(np.sum(flat == WHITE))
-    seen = np.zeros(flat.shape, bool)
-    for start in range(flat.size):
-        if flat[start] != EMPTY or seen[start]:
-            continue
-        seen[start] = True
-        stack, region, reached = [start], 0, set()
-        while stack:
-            point = stack.pop()
-            region += 1
-            for other in _neighbours(point, size):
-                if flat[other] == EMPTY:
-                    if not seen[other]:
-                        seen[other] = True
-                        stack.append(other)
-                else:
-                    reached.add(int(flat[other]))
-        if reached == {BLACK}:
-            diff += region
-        elif reached == {WHITE}:
-            diff -= region
-    return diff
 
 
 def _ko_point(before: np.ndarray, after: np.ndarray, point: int, mover: int) -> int | None:
@@ -136,22 +94,10 @@ def _ko_point(before: np.ndarray, after: np.ndarray, point: int, mover: int) -> 
         return None
     taken = int(removed[0])
     flat = after.reshape(-1)
-    others = [n for n in _neighbours(point, size) if n != taken]
+    others = [n for n in ref_neighbours(point, size) if n != taken]
     if all(flat[n] == opponent for n in others):
         return taken
     return None
-
-
-def _chain_has_liberty(flat: np.ndarray, start: int, size: int) -> bool:
-    colour, stack, seen = flat[start], [start], {start}
-    while stack:
-        for other in _neighbours(stack.pop(), size):
-            if flat[other] == EMPTY:
-                return True
-            if flat[other] == colour and other not in seen:
-                seen.add(other)
-                stack.append(other)
-    return False
 
 
 def _simple_legal(grid: np.ndarray, mover: int, ko: int | None) -> set[int]:
@@ -162,12 +108,12 @@ def _simple_legal(grid: np.ndarray, mover: int, ko: int | None) -> set[int]:
         point = int(point)
         if point == ko:
             continue
-        flat = grid.reshape(-1).copy()
-        flat[point] = mover
+        after = grid.copy()
+        after.flat[point] = mover
         captures = any(
-            flat[n] == 3 - mover and not _chain_has_liberty(flat, n, size) for n in _neighbours(point, size)
+            after.flat[n] == 3 - mover and not ref_chain(after, n)[1] for n in ref_neighbours(point, size)
         )
-        if captures or _chain_has_liberty(flat, point, size):
+        if captures or ref_chain(after, point)[1]:
             legal.add(point)
     return legal
 
@@ -426,7 +372,7 @@ def _play_openspiel_game(engine: _Gojax, seed: int, stats: collections.Counter) 
     # The result: area difference from OpenSpiel's scorer, from a flood fill of
     # the final board, and gojax's score; and the winner under the real komi.
     difference = _os_area_difference(size, played)
-    assert _area_difference(grid) == difference
+    assert ref_area_difference(grid) == difference
     assert info.score == pytest.approx(difference - config.komi)
     returns = reference.returns()
     expected_winner = BLACK if returns[0] > 0 else WHITE if returns[0] < 0 else 0
@@ -480,10 +426,6 @@ def test_random_games_match_openspiel(engines, size, ko_rule, seeds):
 # --------------------------------------------------------------------------
 # GNU Go over GTP.
 # --------------------------------------------------------------------------
-
-
-def _gnugo_binary() -> str | None:
-    return shutil.which("gnugo") or (os.access("/usr/games/gnugo", os.X_OK) and "/usr/games/gnugo") or None
 
 
 class _GnuGo:
@@ -586,7 +528,7 @@ def _play_gnugo_game(
                 break
         # GNU Go does not end games; gojax ends them on two passes or at the move cap.
         assert info.done or move + 1 == max_moves
-        assert info.score == pytest.approx(_area_difference(grid) - config.komi)
+        assert info.score == pytest.approx(ref_area_difference(grid) - config.komi)
         stats["games"] += 1
         stats["finished games" if info.done else "unfinished games (500-move window)"] += 1
     finally:
@@ -631,7 +573,7 @@ GNUGO_GAMES = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("config", "flags", "seeds", "max_moves"), GNUGO_GAMES)
 def test_random_games_match_gnugo(engines, config, flags, seeds, max_moves):
-    binary = _gnugo_binary()
+    binary = gnugo_binary()
     if binary is None:
         pytest.skip("GNU Go is not installed (apt-get install gnugo)")
     engine = engines(config)
@@ -659,7 +601,7 @@ def test_gnugo_superko_misses_suicide_repetition(engines):
     gojax allows the suicide under the simple ko rule and bans it under the
     positional one.
     """
-    binary = _gnugo_binary()
+    binary = gnugo_binary()
     if binary is None:
         pytest.skip("GNU Go is not installed (apt-get install gnugo)")
     size, moves = 9, [("black", "pass"), ("white", "J8"), ("black", "pass"), ("white", "H9")]

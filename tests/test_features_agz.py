@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import jitted
 
 import gojax
 from gojax import features
@@ -23,9 +24,9 @@ PASS = CONFIG.pass_action
 @pytest.fixture(scope="module")
 def fns():
     return {
-        "step": jax.jit(functools.partial(gojax.step, CONFIG)),
-        "push": jax.jit(functools.partial(features.history_push, CONFIG)),
-        "planes": jax.jit(functools.partial(features.alphago_zero_planes, CONFIG)),
+        "step": jitted("step", CONFIG),
+        "push": jitted(features.history_push, CONFIG),
+        "planes": jitted(features.alphago_zero_planes, CONFIG),
     }
 
 

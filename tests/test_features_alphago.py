@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import stack_states
 
 import gojax
 from gojax import features as F
@@ -85,8 +86,8 @@ def planes():
     state_e = gojax.init(CONFIG)
     hist_e = F.history_init(CONFIG, state_e)
     all_states = (state_a, state_b, state_c, state_d, state_e)
-    states = jax.tree.map(lambda *x: jnp.stack(x), *all_states)
-    hists = jax.tree.map(lambda *x: jnp.stack(x), hist_a, hist_b, hist_c, hist_d, hist_e)
+    states = stack_states(all_states)
+    hists = stack_states([hist_a, hist_b, hist_c, hist_d, hist_e])
     fn = functools.partial(F.alphago_planes, CONFIG, player_colour=True, ladder_chunk=1)
     out = np.asarray(jax.jit(jax.vmap(fn))(states, hists))
     boards = np.asarray(jax.vmap(functools.partial(gojax.board, CONFIG))(states))

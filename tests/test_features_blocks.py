@@ -14,6 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import jitted as compiled
+from conftest import random_boards, ref_chain, ref_chains, ref_neighbours, stack_states
 
 import gojax
 from gojax import features as F
@@ -24,56 +26,16 @@ N = CONFIG.size
 P = CONFIG.num_points
 
 
-@functools.cache
 def jitted(name, config=CONFIG):
-    if name == "history_push":
-        return jax.jit(functools.partial(F.history_push, config))
-    if hasattr(F, name):
-        return jax.jit(functools.partial(getattr(F, name), config))
-    return jax.jit(functools.partial(getattr(gojax, name), config))
+    """The compiled ``features.<name>`` (or ``gojax.<name>``) of ``config``."""
+    return compiled(getattr(F, name, name), config)
 
 
 def state_of(diagram, to_play=gojax.BLACK, config=CONFIG):
     return gojax.from_ascii(config, diagram, to_play)
 
 
-def stack_states(states):
-    return jax.tree.map(lambda *x: jnp.stack(x), *states)
-
-
 # --------------------------------------------------------------------------- plain-Python reference
-
-
-def ref_chain(grid, r, c):
-    """(stones, liberties) of the chain through (r, c), as sets."""
-    size = grid.shape[0]
-    colour = grid[r, c]
-    stack, stones, libs = [(r, c)], {(r, c)}, set()
-    while stack:
-        y, x = stack.pop()
-        for yy, xx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-            if 0 <= yy < size and 0 <= xx < size:
-                if grid[yy, xx] == 0:
-                    libs.add((yy, xx))
-                elif grid[yy, xx] == colour and (yy, xx) not in stones:
-                    stones.add((yy, xx))
-                    stack.append((yy, xx))
-    return stones, libs
-
-
-def ref_chains(grid):
-    size = grid.shape[0]
-    labels = np.full((size, size), -1)
-    sizes = np.zeros((size, size), int)
-    libs = np.zeros((size, size), int)
-    for r in range(size):
-        for c in range(size):
-            if grid[r, c]:
-                stones, liberties = ref_chain(grid, r, c)
-                labels[r, c] = min(y * size + x for y, x in stones)
-                sizes[r, c] = len(stones)
-                libs[r, c] = len(liberties)
-    return labels, sizes, libs
 
 
 def ref_outcomes(grid, mover):
@@ -87,43 +49,22 @@ def ref_outcomes(grid, mover):
             board = grid.copy()
             board[r, c] = mover
             taken = 0
-            for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if 0 <= y < size and 0 <= x < size and board[y, x] == 3 - mover:
-                    stones, libs = ref_chain(board, y, x)
+            for q in ref_neighbours(r * size + c, size):
+                if board.flat[q] == 3 - mover:
+                    stones, libs = ref_chain(board, q)
                     if not libs:
-                        for s in stones:
-                            board[s] = 0
+                        board.flat[list(stones)] = 0
                         taken += len(stones)
-            stones, libs = ref_chain(board, r, c)
+            stones, libs = ref_chain(board, r * size + c)
             out[0, r, c] = len(libs)
             out[1, r, c] = taken
             out[2, r, c] = len(stones) if len(libs) == 1 else 0
     return out
 
 
-def random_boards(seed, count, size=N):
-    """Random legal boards: stones at random, then chains without a liberty removed."""
-    rng = np.random.default_rng(seed)
-    boards = []
-    for i in range(count):
-        density = 0.25 + 0.6 * i / max(count - 1, 1)
-        grid = rng.choice(3, size=(size, size), p=[1 - density, density / 2, density / 2]).astype(np.int8)
-        changed = True
-        while changed:
-            changed = False
-            for r in range(size):
-                for c in range(size):
-                    if grid[r, c] and not ref_chain(grid, r, c)[1]:
-                        for s in ref_chain(grid, r, c)[0]:
-                            grid[s] = 0
-                        changed = True
-        boards.append(grid)
-    return boards
-
-
 @pytest.fixture(scope="module")
 def random_positions():
-    boards = random_boards(0, 48)
+    boards = random_boards(0, 48, N)
     states = [gojax.from_board(CONFIG, b, 1 + i % 2) for i, b in enumerate(boards)]
     return boards, states
 
@@ -378,7 +319,7 @@ def test_move_outcomes_match_gojax_step(random_positions):
         for p in np.flatnonzero(legal[i, :P]):
             r, c = divmod(int(p), N)
             board = after[i, p]
-            stones, libs = ref_chain(board, r, c)
+            stones, libs = ref_chain(board, int(p))
             taken = int(np.sum(grid == 3 - mover) - np.sum(board == 3 - mover))
             assert libs_after[i, r, c] == len(libs), (i, p)
             assert capture[i, r, c] == taken, (i, p)

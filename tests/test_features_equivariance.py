@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import random_game
 
 import gojax
 from gojax import features, symmetry
@@ -22,20 +23,9 @@ GAMES, MOVES = 4, 44
 
 
 def _random_games():
-    """Move lists of random legal games (passes excluded), replayed on the host."""
-    step = jax.jit(functools.partial(gojax.step, CONFIG))
-    legal = jax.jit(functools.partial(gojax.legal_action_mask, CONFIG))
+    """Move lists of random legal games (a pass only where no point is legal)."""
     rng = np.random.default_rng(7)
-    games = []
-    for _ in range(GAMES):
-        state, moves = gojax.init(CONFIG), []
-        for _ in range(MOVES):
-            mask = np.asarray(legal(state))[:-1]
-            move = int(rng.choice(np.flatnonzero(mask)))
-            moves.append(move)
-            state = step(state, move)
-        games.append(moves)
-    return games
+    return [random_game(CONFIG, rng, MOVES)[1] for _ in range(GAMES)]
 
 
 def _replayed(moves):

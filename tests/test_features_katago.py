@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import jitted, stack_states
+from conftest import points_of as points
 
 import gojax
 from gojax import features as F
@@ -33,18 +35,13 @@ def pt(r, c):
     return r * N + c
 
 
-def points(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
-
-
-@functools.cache
 def fns():
     return {
-        "planes": jax.jit(functools.partial(F.katago_planes, CONFIG)),
-        "step": jax.jit(functools.partial(gojax.step, CONFIG)),
-        "push": jax.jit(functools.partial(F.history_push, CONFIG)),
-        "push_moves": jax.jit(functools.partial(F.move_history_push, CONFIG)),
-        "legal": jax.jit(functools.partial(gojax.legal_action_mask, CONFIG)),
+        "planes": jitted(F.katago_planes, CONFIG),
+        "step": jitted("step", CONFIG),
+        "push": jitted(F.history_push, CONFIG),
+        "push_moves": jitted(F.move_history_push, CONFIG),
+        "legal": jitted("legal_action_mask", CONFIG),
     }
 
 
@@ -401,7 +398,7 @@ def test_equivariance_vmap_and_the_katago_layout():
         ]
         if t not in (30, 45, 51):
             continue
-        batch = jax.tree.map(lambda *xs: jnp.stack(xs), *games)
+        batch = stack_states(games)
         spatial, globals_ = (np.asarray(x) for x in planes8(*batch))
         assert spatial.shape == (8, N, N, 22) and globals_.shape == (8, 19)
         for k in range(1, 8):

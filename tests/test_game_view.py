@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from conftest import sgf_moves, sgfmill_grid
 
 import gojax
 from gojax import svg
@@ -32,29 +33,15 @@ SIZE = 7
 NS = "{http://www.w3.org/2000/svg}"
 
 
-def sgf_moves(text):
-    return [
-        (colour.lower(), None if value == "" else (LETTERS.index(value[1]), LETTERS.index(value[0])))
-        for colour, value in re.findall(r";([BW])\[([a-z]{0,2})\]", text)
-    ]
-
-
 def sgfmill_frames(text, size):
     """The board (row 0 at the top) before the first move and after each move, by sgfmill."""
     board = sgfmill_boards.Board(size)
 
-    def grid():
-        out = np.zeros((size, size), np.int8)
-        for row in range(size):
-            for col in range(size):
-                out[row, col] = {None: 0, "b": 1, "w": 2}[board.get(size - 1 - row, col)]
-        return out
-
-    frames = [grid()]
+    frames = [sgfmill_grid(board)]
     for colour, point in sgf_moves(text):
         if point is not None:
             board.play(size - 1 - point[0], point[1], colour)
-        frames.append(grid())
+        frames.append(sgfmill_grid(board))
     return frames
 
 

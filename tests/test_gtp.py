@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SGF_DATA, gnugo_binary, sgfmill_grid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +38,7 @@ import gojax
 from gojax import gtp
 from gojax.gtp import EngineOptions, Level, PlayerSpec
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgf"
+DATA = SGF_DATA
 SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
 LISTED = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
@@ -416,17 +417,11 @@ def test_loadsgf_shared_game_matches_sgfmill(local):
     for colour, move in plays:
         if move is not None:
             board.play(move[0], move[1], colour)
-    expected = np.zeros((9, 9), np.int8)
-    for row in range(9):
-        for col in range(9):
-            stone = board.get(row, col)  # sgfmill: row 0 at the bottom
-            if stone:
-                expected[8 - row, col] = 1 if stone == "b" else 2
-    np.testing.assert_array_equal(local.game.board(), expected)
+    np.testing.assert_array_equal(local.game.board(), sgfmill_grid(board))
     assert local.config.komi == 6.5 and local.config.size == 9
 
 
-@pytest.mark.skipif(gtp.find_gnugo() is None, reason="GNU Go is not installed")
+@pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
 def test_full_5x5_game_against_gnugo():
     config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
     ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=5))

@@ -34,6 +34,7 @@ import functools
 import jax
 import numpy as np
 import pytest
+from conftest import jitted, points_of, random_boards, ref_chain, ref_neighbours
 
 import gojax
 from gojax import features as F
@@ -42,9 +43,8 @@ CONFIG = gojax.GoConfig(size=9, ko_rule="simple")
 BIG = gojax.GoConfig(size=19, ko_rule="simple")
 
 
-@functools.cache
 def plane_fn(name, config=CONFIG):
-    return jax.jit(functools.partial(getattr(F, name), config))
+    return jitted(getattr(F, name), config)
 
 
 def board(rows, size=9):
@@ -58,10 +58,6 @@ def board(rows, size=9):
 def plane(name, diagram, to_play, config=CONFIG):
     state = gojax.from_ascii(config, diagram, to_play)
     return np.asarray(plane_fn(name, config)(state))
-
-
-def points_of(plane):
-    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
 
 
 BASIC = {
@@ -225,32 +221,6 @@ def test_long_diagonal_ladder_on_19x19():
 # the rules themselves read ladders right.
 
 
-def ref_chain(grid, point):
-    size = grid.shape[0]
-    colour = grid.flat[point]
-    stones, libs, stack = {point}, set(), [point]
-    while stack:
-        r, c = divmod(stack.pop(), size)
-        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= rr < size and 0 <= cc < size:
-                q = rr * size + cc
-                if grid.flat[q] == 0:
-                    libs.add(q)
-                elif grid.flat[q] == colour and q not in stones:
-                    stones.add(q)
-                    stack.append(q)
-    return stones, libs
-
-
-def ref_neighbours(point, size):
-    r, c = divmod(point, size)
-    return [
-        rr * size + cc
-        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-        if 0 <= rr < size and 0 <= cc < size
-    ]
-
-
 def ref_play(grid, point, colour):
     """The board after ``colour`` plays ``point``, or None if occupied or suicide."""
     if grid.flat[point]:
@@ -316,23 +286,10 @@ def ref_planes(grid, mover):
     return capture, escape, reads
 
 
-def random_boards(seed, count, size=9):
-    rng = np.random.default_rng(seed)
-    boards = []
-    for i in range(count):
-        density = 0.3 + 0.3 * i / max(count - 1, 1)
-        grid = rng.choice(3, size=(size, size), p=[1 - density, density / 2, density / 2]).astype(np.int8)
-        for p in rng.permutation(size * size):
-            if grid.flat[p] and not ref_chain(grid, p)[1]:
-                grid.flat[list(ref_chain(grid, p)[0])] = 0
-        boards.append(grid)
-    return boards
-
-
 def test_planes_match_a_plain_python_reader_on_random_boards():
     capture_fn, escape_fn = plane_fn("ladder_capture_plane"), plane_fn("ladder_escape_plane")
     seen, most_reads = [0, 0], 0
-    for i, grid in enumerate(random_boards(1, 24)):
+    for i, grid in enumerate(random_boards(1, 24, 9, density=(0.3, 0.6))):
         mover = 1 + i % 2
         state = gojax.from_board(CONFIG, grid, mover)
         want_capture, want_escape, reads = ref_planes(grid, mover)

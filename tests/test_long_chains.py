@@ -6,11 +6,10 @@ serpentine; these positions catch that.
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import numpy as np
 import pytest
+from conftest import jitted, ref_fill
 
 import gojax
 from gojax._core import bitboard as bb
@@ -58,10 +57,7 @@ def _thin_serpentine():
 
 @pytest.fixture(scope="module")
 def rules():
-    return (
-        jax.jit(functools.partial(gojax.step, CONFIG)),
-        jax.jit(functools.partial(gojax.legal_action_mask, CONFIG)),
-    )
+    return jitted("step", CONFIG), jitted("legal_action_mask", CONFIG)
 
 
 @pytest.mark.parametrize("make, stones", [(_thick_serpentine, 199), (_thin_serpentine, 107)])
@@ -105,18 +101,6 @@ def test_flood_fill_follows_a_spiral_to_its_end():
     seed = bb.point_bits(jax.numpy.int32(0), SIZE)
     filled = np.asarray(bb.to_grid(jax.jit(bb.flood_fill, static_argnums=2)(seed, path, SIZE), SIZE))
     assert grid.sum() > 180
-    np.testing.assert_array_equal(filled, _reference_fill(grid, (0, 0)))
-
-
-def _reference_fill(grid, start):
-    """Breadth-first search in plain Python."""
-    seen = np.zeros_like(grid)
-    seen[start] = True
-    frontier = [start]
-    while frontier:
-        r, c = frontier.pop()
-        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= rr < grid.shape[0] and 0 <= cc < grid.shape[1] and grid[rr, cc] and not seen[rr, cc]:
-                seen[rr, cc] = True
-                frontier.append((rr, cc))
-    return seen
+    start = np.zeros_like(grid)
+    start[0, 0] = True
+    np.testing.assert_array_equal(filled, ref_fill(start, grid))

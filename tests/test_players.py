@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import jitted, needs, stack_states, swap_colours
 
 import gojax
 from gojax import features
@@ -29,10 +30,6 @@ PASS = CONFIG.pass_action
 
 def point(row: int, col: int) -> int:
     return row * CONFIG.size + col
-
-
-def swap_colours(text: str) -> str:
-    return text.replace("X", "_").replace("O", "X").replace("_", "O")
 
 
 # Black to move. White's 8-stone chain (right column and row 3) has one liberty,
@@ -104,7 +101,7 @@ def state_of(text: str, to_play: int = 1) -> gojax.GoState:
 
 
 def stack(*states):
-    return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+    return stack_states(states)
 
 
 def keys(n: int, seed: int = 0):
@@ -118,14 +115,7 @@ def repeat(state, n):
 @pytest.fixture(scope="module")
 def many_moves():
     """``fn(policy)``: jitted ``[B]`` actions of ``policy`` on ``[B]`` states."""
-    cache = {}
-
-    def get(policy):
-        if policy not in cache:
-            cache[policy] = jax.jit(jax.vmap(functools.partial(policy, CONFIG)))
-        return cache[policy]
-
-    return get
+    return lambda policy: jitted(policy, CONFIG, batched=True)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -236,7 +226,7 @@ def test_heuristic_policy(many_moves):
 
 @pytest.fixture(scope="module")
 def step():
-    return jax.jit(functools.partial(gojax.step, CONFIG))  # eager step would compile op by op
+    return jitted("step", CONFIG)  # eager step would compile op by op
 
 
 def test_rollout_value_signs(step):
@@ -293,6 +283,7 @@ UCT = P.uct_player(96)
 @pytest.fixture(scope="module")
 def uct_run():
     """Trees (mctx's batch of 1 dropped) and chosen moves on [capture win, its colour swap, ring]."""
+    needs("mctx")
 
     def run(state, key):
         tree = UCT.search(CONFIG, state, key)
@@ -357,8 +348,7 @@ def test_uct_player_moves(uct_run):
 
 def test_ucb1_selection_is_ucb1():
     """On a hand-filled tree node: unvisited legal children first, then UCB1; never illegal ones."""
-    import mctx
-
+    mctx = needs("mctx")
     actions = 4
     nodes = 3
 

@@ -26,19 +26,19 @@ import dataclasses
 import functools
 import json
 import re
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import SGF_DATA, sgfmill_grid
 
 import gojax
 
 sgf = pytest.importorskip("sgfmill.sgf")
 sgf_boards = pytest.importorskip("sgfmill.boards")
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgf"
+DATA = SGF_DATA
 
 pytestmark = pytest.mark.skipif(
     not (DATA / "manifest.json").is_file(), reason=f"game records not found at {DATA}"
@@ -72,11 +72,6 @@ class Game:
     note_repeat: int | None  # manifest: 1-based move number that recreates a position
 
 
-def _grid(board, size: int) -> np.ndarray:
-    """sgfmill board (row 0 at the bottom) as gojax's ``int8[N, N]`` (row 0 at the top)."""
-    return np.array([[_STONE[p] for p in row] for row in reversed(board.board)], dtype=np.int8)
-
-
 def _reference(entry: dict) -> Game:
     data = (DATA / entry["file"]).read_bytes()
     game = sgf.Sgf_game.from_bytes(data)
@@ -91,7 +86,7 @@ def _reference(entry: dict) -> Game:
 
     reference = sgf_boards.Board(size)
     assert reference.apply_setup(black, white, empty), f"{entry['file']}: setup stones without liberty"
-    setup = _grid(reference, size)
+    setup = sgfmill_grid(reference)
     seen = {setup.tobytes()}
     placed = np.array([len(black), 0], np.int64)
     on_board = np.array([len(black), 0], np.int64)
@@ -109,7 +104,7 @@ def _reference(entry: dict) -> Game:
             if ko_point is not None:
                 ko = (size - 1 - ko_point[0]) * size + ko_point[1]
             placed[mover - 1] += 1
-        grid = _grid(reference, size) if point is not None else boards[-1] if boards else setup
+        grid = sgfmill_grid(reference) if point is not None else boards[-1] if boards else setup
         if point is not None:
             now = np.array([(grid == gojax.BLACK).sum(), (grid == gojax.WHITE).sum()], np.int64)
             expected = on_board.copy()

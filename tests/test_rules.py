@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import jitted
 
 import gojax
 
@@ -33,16 +34,6 @@ KO_RULES = (SIMPLE, POSITIONAL, SITUATIONAL)
 
 PASS = POSITIONAL.pass_action  # 49 on every 7x7 config
 GOSTATE_FIELDS = [field.name for field in dataclasses.fields(gojax.GoState)]
-
-_JITTED: dict = {}
-
-
-def jitted(name: str, config: gojax.GoConfig):
-    """``jax.jit(partial(gojax.<name>, config))``, built once per (name, config)."""
-    key = (name, config)
-    if key not in _JITTED:
-        _JITTED[key] = jax.jit(functools.partial(getattr(gojax, name), config))
-    return _JITTED[key]
 
 
 def setup(config, diagram, to_play=gojax.BLACK):

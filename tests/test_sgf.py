@@ -24,10 +24,10 @@ import functools
 import json
 import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SGF_DATA, sgfmill_grid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +38,7 @@ from gojax.sgf import SGFError
 sgfmill_sgf = pytest.importorskip("sgfmill.sgf")
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sgf"
+DATA = SGF_DATA
 needs_data = pytest.mark.skipif(
     not (DATA / "manifest.json").is_file(), reason=f"game records not found at {DATA}"
 )
@@ -70,11 +70,6 @@ def _action(size: int, point) -> int:
     return (size - 1 - row) * size + col
 
 
-def _grid(board) -> np.ndarray:
-    """sgfmill board as gojax's ``int8[N, N]`` (row 0 at the top)."""
-    return np.array([[_STONE[p] for p in row] for row in reversed(board.board)], dtype=np.int8)
-
-
 @functools.cache
 def _reference(name: str) -> dict:
     """What sgfmill reads from a file, and its board after the main line."""
@@ -90,7 +85,7 @@ def _reference(name: str) -> dict:
     black, white, empty = root.get_setup_stones()
     board = sgfmill_boards.Board(size)
     assert board.apply_setup(black, white, empty)
-    setup = _grid(board)
+    setup = sgfmill_grid(board)
     moves = []
     for node in game.get_main_sequence():
         colour, point = node.get_move()
@@ -109,7 +104,7 @@ def _reference(name: str) -> dict:
         "komi": game.get_komi(),
         "setup": setup,
         "moves": moves,
-        "final": _grid(board),
+        "final": sgfmill_grid(board),
         "result": root.get("RE") if root.has_property("RE") else None,
         "text": text,
     }
@@ -210,14 +205,14 @@ def test_states_along_a_game_match_sgfmill_after_every_move():
     assert np.shape(states.stones) == (moves + 1, 2, 3)  # W = ceil(81 / 32) words
     game = sgfmill_sgf.Sgf_game.from_bytes((DATA / name).read_bytes())
     board = sgfmill_boards.Board(9)
-    expected = [_grid(board)]
+    expected = [sgfmill_grid(board)]
     for node in game.get_main_sequence():
         colour, point = node.get_move()
         if colour is None:
             continue
         if point is not None:
             board.play(point[0], point[1], colour)
-        expected.append(_grid(board))
+        expected.append(sgfmill_grid(board))
     boards = np.stack([_board_of(_index(states, t), 9) for t in range(moves + 1)])
     np.testing.assert_array_equal(boards[-1], np.asarray(gojax.board(record.config, _index(states, moves))))
     np.testing.assert_array_equal(boards, np.stack(expected))

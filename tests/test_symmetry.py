@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import stack_states
 
 import gojax
 from gojax import symmetry as sym
@@ -377,8 +378,8 @@ def test_rules_are_equivariant_from_transformed_setups(replayed):
         for g in range(GAMES):
             to_play = 1 + middle % 2
             row.append(gojax.from_board(config, ref_board(k, boards[middle, 0, g]), to_play=to_play))
-        starts.append(jax.tree.map(lambda *x: jnp.stack(x), *row))
-    start = jax.tree.map(lambda *x: jnp.stack(x), *starts)
+        starts.append(stack_states(row))
+    start = stack_states(starts)
     again = run(start, jax.random.PRNGKey(12))
     _check_equivariant(config, again)
     assert np.asarray(again["captures"]).sum() > 0

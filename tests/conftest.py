@@ -1,0 +1,314 @@
+"""Helpers shared by the test files, and the CI rule that a skipped test is a failure.
+
+Import the helpers as plain functions: ``from conftest import jitted, ref_chain``
+(pytest puts ``tests/`` on ``sys.path``). Boards are ``int8[N, N]`` grids
+(0 empty, 1 black, 2 white, row 0 at the top); a point is ``row * N + col``.
+
+* Compiled rules: :func:`jitted` (one ``jax.jit`` per function and config).
+* Batches of states: :func:`stack_states`, :func:`game_at`.
+* Plain-Python references, independent of gojax: :func:`points_of`, :func:`ref_neighbours`,
+  :func:`ref_chain`, :func:`ref_chains`, :func:`ref_grid_neighbours`, :func:`ref_fill`,
+  :func:`ref_area_difference`.
+* Random material: :func:`random_boards` (stones at random, dead chains removed),
+  :func:`random_game` (a random legal game played with the rules).
+* Colours: :func:`swap_colours` of a diagram or a board.
+* External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
+  :func:`sgfmill_grid`, :func:`sgf_moves`, :func:`needs`.
+
+**No silent skips in CI.** When the environment variable ``CI`` is ``true``, a
+test (or a test module) that skips is reported as a failure, unless its skip
+reason matches an entry of :data:`EXPECTED_SKIPS`. So a CI run without GNU Go,
+without the shared game records or without a package of the ``test`` extra
+fails instead of passing with fewer tests. Without ``CI`` skips stay skips and
+are listed at the end of the run (``-ra``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import gojax
+
+# --------------------------------------------------------------------------- CI: skips fail
+
+CI = os.environ.get("CI") == "true"
+
+EXPECTED_SKIPS: dict[str, str] = {
+    # regular expression matched against the skip reason -> why CI may skip it
+    r"needs an accelerator": "CI runs on CPU only; accelerator tests run where a GPU or TPU is present",
+}
+"""Skips that stay skips under ``CI=true``: ``{reason pattern: why it is expected}``."""
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def expected_skip(reason: str) -> bool:
+    """Whether a skip with this reason is allowed under ``CI=true`` (see :data:`EXPECTED_SKIPS`)."""
+    return any(re.search(pattern, reason) for pattern in EXPECTED_SKIPS)
+
+
+def _fail_unexpected_skip(report: Any) -> None:
+    if not CI or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report)
+    if expected_skip(reason):
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped under CI=true, which allows only the skips in tests/conftest.py EXPECTED_SKIPS: {reason}"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_unexpected_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_unexpected_skip(outcome.get_result())
+
+
+# --------------------------------------------------------------------------- external data and programs
+
+TEST_EXTRA = "a package of the test extra is missing (pip install -e '.[test]')"
+"""The skip reason for a missing test dependency: ``pytest.importorskip(name, reason=TEST_EXTRA)``."""
+
+SGF_DATA = Path(os.environ.get("GOJAX_SGF_DATA", Path(__file__).resolve().parents[2] / "shared/data/sgf"))
+"""The shared real game records: ``../shared/data/sgf`` beside the checkout, or ``$GOJAX_SGF_DATA``."""
+
+LETTERS = "abcdefghijklmnopqrstuvwxy"
+"""SGF coordinate letters (``aa`` is the top-left point)."""
+
+
+def needs(module: str) -> Any:
+    """``pytest.importorskip(module, reason=TEST_EXTRA)``, for use inside a test or fixture."""
+    return pytest.importorskip(module, reason=f"{module}: {TEST_EXTRA}")
+
+
+def gnugo_binary() -> str | None:
+    """The GNU Go binary the library finds (``gojax.gtp.find_gnugo``), or ``None``."""
+    from gojax.gtp import find_gnugo  # gojax.gtp imports players and search: only tests that need it
+
+    return find_gnugo()
+
+
+def sgfmill_grid(board: Any) -> np.ndarray:
+    """An ``sgfmill.boards.Board`` (row 0 at the bottom) as ``int8[N, N]`` (row 0 at the top)."""
+    size = board.side
+    stone = {None: gojax.EMPTY, "b": gojax.BLACK, "w": gojax.WHITE}
+    return np.array(
+        [[stone[board.get(size - 1 - row, col)] for col in range(size)] for row in range(size)], np.int8
+    )
+
+
+def sgf_moves(text: str) -> list[tuple[str, tuple[int, int] | None]]:
+    """``[(colour 'b'/'w', (row, col) or None for a pass)]`` read straight from SGF text (no parser)."""
+    return [
+        (colour.lower(), None if value == "" else (LETTERS.index(value[1]), LETTERS.index(value[0])))
+        for colour, value in re.findall(r";([BW])\[([a-z]{0,2})\]", text)
+    ]
+
+
+# --------------------------------------------------------------------------- compiled rules, batches
+
+
+@functools.cache
+def jitted(fn: str | Callable, config: gojax.GoConfig, *, batched: bool = False, **options: Any) -> Callable:
+    """``jax.jit(partial(fn, config, **options))``, compiled once per (fn, config, options).
+
+    ``fn`` is a function taking the config first, or the name of one in ``gojax``
+    (``"step"``, ``"legal_action_mask"``, ``"features.history_push"``).
+    ``batched=True`` vmaps it over a leading ``[B]`` axis of every argument.
+    """
+    if isinstance(fn, str):
+        target: Any = gojax
+        for part in fn.split("."):
+            target = getattr(target, part)
+        fn = target
+    assert callable(fn)
+    bound = functools.partial(fn, config, **options)
+    return jax.jit(jax.vmap(bound) if batched else bound)
+
+
+def stack_states(states: Iterable[Any]) -> Any:
+    """One pytree with a leading ``[B]`` axis from ``B`` states (or any equal pytrees)."""
+    return jax.tree.map(lambda *x: jnp.stack(x), *states)
+
+
+def game_at(batch: Any, index: int) -> Any:
+    """Game ``index`` of a batched pytree (the inverse of :func:`stack_states`)."""
+    return jax.tree.map(lambda x: x[index], batch)
+
+
+# --------------------------------------------------------------------------- plain-Python references
+
+
+def points_of(plane: np.ndarray) -> set[tuple[int, int]]:
+    """The ``(row, col)`` points where a ``[N, N]`` plane is non-zero."""
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(np.asarray(plane)), strict=True)}
+
+
+def ref_neighbours(point: int, size: int) -> list[int]:
+    """On-board orthogonal neighbours of ``point`` (up, down, left, right)."""
+    r, c = divmod(point, size)
+    return [
+        rr * size + cc
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+        if 0 <= rr < size and 0 <= cc < size
+    ]
+
+
+def ref_chain(grid: np.ndarray, point: int) -> tuple[set[int], set[int]]:
+    """``(stones, liberties)`` of the chain through the stone at ``point``, as sets of points."""
+    size = grid.shape[0]
+    flat = grid.reshape(-1)
+    colour = flat[point]
+    stones, libs, stack = {point}, set(), [point]
+    while stack:
+        for q in ref_neighbours(stack.pop(), size):
+            if flat[q] == gojax.EMPTY:
+                libs.add(q)
+            elif flat[q] == colour and q not in stones:
+                stones.add(q)
+                stack.append(q)
+    return stones, libs
+
+
+def ref_chains(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per point: chain label (its lowest point, -1 on empty), chain size, chain liberties; ``[N, N]``."""
+    size = grid.shape[0]
+    labels = np.full((size, size), -1)
+    sizes = np.zeros((size, size), int)
+    libs = np.zeros((size, size), int)
+    for p in np.flatnonzero(grid):
+        stones, liberties = ref_chain(grid, int(p))
+        labels.flat[p] = min(stones)
+        sizes.flat[p] = len(stones)
+        libs.flat[p] = len(liberties)
+    return labels, sizes, libs
+
+
+def ref_grid_neighbours(grid: np.ndarray) -> np.ndarray:
+    """Points next to a point of a bool ``[..., N, N]`` grid (off-board dropped), bool ``[..., N, N]``."""
+    padded = np.pad(grid, [(0, 0)] * (grid.ndim - 2) + [(1, 1), (1, 1)])
+    return padded[..., :-2, 1:-1] | padded[..., 2:, 1:-1] | padded[..., 1:-1, :-2] | padded[..., 1:-1, 2:]
+
+
+def ref_fill(seed: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Points of ``mask`` connected to ``seed & mask``: bool ``[..., N, N]``, by repeated dilation."""
+    region = seed & mask
+    while True:
+        grown = (region | ref_grid_neighbours(region)) & mask
+        if np.array_equal(grown, region):
+            return region
+        region = grown
+
+
+def ref_area_difference(grid: np.ndarray) -> int:
+    """Tromp-Taylor: black area minus white area (stones, and empty regions reaching one colour only)."""
+    size = grid.shape[0]
+    flat = grid.reshape(-1)
+    diff = int(np.sum(flat == gojax.BLACK)) - int(np.sum(flat == gojax.WHITE))
+    seen = np.zeros(flat.shape, bool)
+    for start in np.flatnonzero(flat == gojax.EMPTY):
+        if seen[start]:
+            continue
+        seen[start] = True
+        stack, region, reached = [int(start)], 0, set()
+        while stack:
+            point = stack.pop()
+            region += 1
+            for other in ref_neighbours(point, size):
+                if flat[other] == gojax.EMPTY:
+                    if not seen[other]:
+                        seen[other] = True
+                        stack.append(other)
+                else:
+                    reached.add(int(flat[other]))
+        if reached == {gojax.BLACK}:
+            diff += region
+        elif reached == {gojax.WHITE}:
+            diff -= region
+    return diff
+
+
+# --------------------------------------------------------------------------- random material
+
+
+def random_boards(seed: int, count: int, size: int, density: tuple[float, float] = (0.25, 0.85)) -> list:
+    """``count`` legal ``int8[N, N]`` boards: stones at random, then every chain without a liberty
+    removed. The stone density rises from ``density[0]`` (first board) to ``density[1]`` (last)."""
+    rng = np.random.default_rng(seed)
+    low, high = density
+    boards = []
+    for i in range(count):
+        dense = low + (high - low) * i / max(count - 1, 1)
+        grid = rng.choice(3, size=(size, size), p=[1 - dense, dense / 2, dense / 2]).astype(np.int8)
+        for p in range(size * size):
+            if grid.flat[p] and not ref_chain(grid, p)[1]:
+                grid.flat[list(ref_chain(grid, p)[0])] = 0
+        boards.append(grid)
+    return boards
+
+
+def random_game(
+    config: gojax.GoConfig,
+    rng: np.random.Generator,
+    moves: int | None = None,
+    *,
+    fill_own_eyes: bool = True,
+) -> tuple[list[gojax.GoState], list[int]]:
+    """A random legal game: ``(states, actions)``, ``states[0]`` the empty board, ``states[i + 1]``
+    after ``actions[i]``.
+
+    Each move is drawn uniformly (``rng.choice``) from the legal points; the
+    player passes only when no point is left (with ``fill_own_eyes=False`` a
+    point whose neighbours are all the mover's stones does not count). The game
+    runs ``moves`` moves, or (``moves=None``) until it is over.
+    """
+    step, legal, board = jitted("step", config), jitted("legal_action_mask", config), jitted("board", config)
+    n = config.size
+    states, actions = [gojax.init(config)], []
+    while (moves is None and not bool(states[-1].done)) or (moves is not None and len(actions) < moves):
+        state = states[-1]
+        points = np.array(legal(state))[: n * n]
+        if not fill_own_eyes:
+            flat, mover = np.asarray(board(state)).reshape(-1), int(gojax.to_play(config, state))
+            for p in np.flatnonzero(points):
+                if all(flat[q] == mover for q in ref_neighbours(int(p), n)):
+                    points[p] = False
+        choices = np.flatnonzero(points)
+        action = int(rng.choice(choices)) if len(choices) else n * n
+        actions.append(action)
+        states.append(step(state, action))
+    return states, actions
+
+
+# --------------------------------------------------------------------------- colours
+
+
+def swap_colours(position: Any) -> Any:
+    """Black and white exchanged: in a diagram (``X`` <-> ``O``) or an ``int8[..., N, N]`` board."""
+    if isinstance(position, str):
+        return position.replace("X", "_").replace("O", "X").replace("_", "O")
+    board = np.asarray(position)
+    return np.where(
+        board == gojax.BLACK, gojax.WHITE, np.where(board == gojax.WHITE, gojax.BLACK, board)
+    ).astype(board.dtype)
