@@ -466,7 +466,7 @@ def test_score_if_ended_scores_only_the_games_that_ended():
     ahead = gojax.from_ascii(CONFIG, BLACK_AHEAD)
     full = float(gojax.score(CONFIG, ahead))
     assert full > 0  # black is ahead by more than the komi
-    both = _stack([ahead, ahead])
+    both = stack_states([ahead, ahead])
     ended = jnp.asarray([True, False])
     margins = jax.jit(jax.vmap(functools.partial(score_if_ended, CONFIG)))(both, ended)
     assert margins.dtype == jnp.float32

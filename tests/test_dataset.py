@@ -317,7 +317,7 @@ def test_basic_observation_is_the_default_and_has_15_planes(folder):
         for row, grid, (colour, _), state in zip(
             rows,
             sgfmill_positions(GAMES[Path(name).name], 5),
-            parse_moves(GAMES[Path(name).name]),
+            sgf_moves(GAMES[Path(name).name]),
             _gojax_positions(record),
             strict=True,
         ):
@@ -337,7 +337,7 @@ def test_history_observation_replays_the_board_history(folder):
     checked = 0
     for game_id, name in enumerate(data.names):
         text = GAMES[Path(name).name]
-        grids, moves = sgfmill_positions(text, 5), parse_moves(text)
+        grids, moves = sgfmill_positions(text, 5), sgf_moves(text)
         for t, row in enumerate(np.flatnonzero(data.game_ids == game_id)):
             planes = data.features[row]
             mover = 1 if moves[t][0] == "b" else 2

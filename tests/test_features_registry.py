@@ -141,7 +141,7 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     from flax import nnx
 
     from gojax import alphazero as az
-    from gojax import gtp
+    from gojax import gtp, training
 
     basic = features.observation("basic").observe
     assert az.basic_planes is basic and not hasattr(az, "OBSERVATIONS")
@@ -151,16 +151,16 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     net_config = az.NetworkConfig(blocks=1, channels=8, value_hidden=8)
     net = az.PolicyValueNet(net_config, 5, 15, rngs=nnx.Rngs(0))
     graphdef, variables = az.split(net)
-    assert az.AlphaZeroPlayer(graphdef, variables).observe is basic
-    assert az.Evaluator(config, graphdef, 2, baselines={}).observe is basic
+    assert az.AlphaZeroPlayer(graphdef, variables, az.PLAY_SETTINGS).observe is basic
+    assert training.Evaluator(config, graphdef, baselines={}).observe is basic
 
     # A checkpoint names its observation; the GTP loader looks it up and refuses an unknown one.
     az.save_checkpoint(tmp_path / "basic", net, net_config, board_size=5, observe_name="basic")
-    levels, size = gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "basic"))
+    levels, size = gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic")))
     assert size == 5 and levels[0].make(config).observe is basic
     az.save_checkpoint(tmp_path / "unknown", net, net_config, board_size=5, observe_name="katago9")
     with pytest.raises(ValueError, match=r"observation is not registered: unknown observation 'katago9'"):
-        gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "unknown"))
+        gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "unknown")))
     az.save_checkpoint(tmp_path / "history", net, net_config, board_size=5, observe_name="alphago_zero")
     with pytest.raises(ValueError, match="'alphago_zero' reads the board history"):
-        gtp.player_levels("az", simulations=2, checkpoint=str(tmp_path / "history"))
+        gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "history")))
