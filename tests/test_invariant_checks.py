@@ -25,7 +25,6 @@ SITUATIONAL_9 = gojax.GoConfig(size=9, ko_rule="situational")
 POSITIONAL_19 = gojax.GoConfig(size=19)
 SIMPLE_9 = gojax.GoConfig(size=9, ko_rule="simple")
 CONFIGS = [POSITIONAL_9, SITUATIONAL_9, POSITIONAL_19]
-HISTORY_CONFIGS = CONFIGS
 
 GAME = """
 . X O . . . . . .
@@ -38,9 +37,10 @@ X O . . . . O . .
 . . . . . . . . .
 . . . . . . . . .
 """
-# In the top-left corner of the board (it reads the same on 19x19). Black
-# takes B8 at C8, white passes, black plays B2, white takes G7 at G6. Then, in
-# atari: white C9 (liberty D9) and black G5-H5 (liberty H4).
+# In the top-left corner of the board, on 9x9 and 19x19 alike (named here by
+# their 9x9 vertices). Black takes B8 at C8, white passes, black plays B2,
+# white takes G7 at G6. Then in atari: white C9 (liberty D9) and black G4-H4
+# (liberty H3).
 MOVES = [(1, 2), None, (7, 1), (3, 6)]
 WHITE_IN_ATARI, WHITE_LIBERTY = (0, 2), (0, 3)
 BLACK_IN_ATARI, BLACK_LIBERTY = [(5, 6), (5, 7)], (6, 7)
@@ -259,7 +259,7 @@ def test_placed_stones(config):
 # --------------------------------------------------------------------------- history
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 @pytest.mark.parametrize("word", [0, 1])
 def test_history_entry_of_the_current_move(config, word):
     state, _ = game(config)
@@ -280,7 +280,7 @@ def test_the_player_to_move_is_part_of_a_situational_entry():
             gojax.check_invariants(config, other)
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 @pytest.mark.parametrize("later", [1, 7])
 def test_history_entries_after_the_current_move(config, later):
     state, _ = game(config)
@@ -319,7 +319,7 @@ def _unlinked(state, entry: int) -> gojax.GoState:
     return state.replace(history_head=head, history_prev=prev)
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 def test_the_game_has_the_bucket_lists_the_tests_rely_on(config):
     state, _ = game(config)
     # (stones, white stones) after each move: (16, 10) at the start; (16, 9)
@@ -334,14 +334,14 @@ def test_the_game_has_the_bucket_lists_the_tests_rely_on(config):
     assert _buckets(config, state)[_bucket_of(config, state)][0] == 4
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 def test_a_bucket_list_that_loops(config):
     state, _ = game(config)
     broken = corrupt(state, "history_prev", lambda a: a.__setitem__(4, 4))
     raises(config, broken, "bucket lists are corrupt at entry 4")
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 @pytest.mark.parametrize("field", ["history_head", "history_prev"])
 def test_two_bucket_lists_that_share_an_entry(config, field):
     state, _ = game(config)
@@ -353,7 +353,7 @@ def test_two_bucket_lists_that_share_an_entry(config, field):
     raises(config, broken, "bucket lists are corrupt at entry 3")
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 @pytest.mark.parametrize("field", ["history_head", "history_prev"])
 def test_a_bucket_list_that_reaches_past_the_current_move(config, field):
     state, _ = game(config)
@@ -365,7 +365,7 @@ def test_a_bucket_list_that_reaches_past_the_current_move(config, field):
     raises(config, broken, "bucket lists are corrupt at entry 5")
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 @pytest.mark.parametrize("entry", [0, 3])
 def test_an_entry_left_out_of_the_lists(config, entry):
     state, _ = game(config)
@@ -385,7 +385,7 @@ def test_an_unlinked_entry_must_repeat_a_linked_one():
     raises(config, broken, "history entry 2 is neither linked nor a repeat of a linked one")
 
 
-@pytest.mark.parametrize("config", HISTORY_CONFIGS, ids=_name)
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 def test_the_current_position_in_the_wrong_bucket(config):
     state, _ = game(config)
     right = _bucket_of(config, state)

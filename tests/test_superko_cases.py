@@ -244,7 +244,7 @@ O O . . . . . . .
 . . . . . . . X X
 . . . . . . X . O
 """
-# Black fills A8 (point 1) and its pair A9-B9 dies by suicide; white fills H1
+# Black fills B9 (point 1) and its pair A9-B9 dies by suicide; white fills H1
 # (79) and its pair H1-J1 dies too. Black then plays J1 (80) and white A9 (0):
 # every point holds a stone exactly where it did at the start, with A9 and J1
 # of the other colour, and as many white stones - a new position.
