@@ -52,12 +52,12 @@ def _bucket_problem(config, history, heads, links, move, count, white) -> str | 
     """What is wrong with one game's bucket lists, or None."""
     seen: set[int] = set()
     for head in heads:
-        entry, steps = int(head), 0
+        entry = int(head)
         while entry >= 0:
-            if entry in seen or entry > move or steps > len(links):
+            if entry in seen or entry > move:
                 return f"bucket lists are corrupt at entry {entry}"
             seen.add(entry)
-            entry, steps = int(links[entry]), steps + 1
+            entry = int(links[entry])
     linked = {tuple(history[j]) for j in seen}
     for entry in range(int(move) + 1):
         if entry not in seen and tuple(history[entry]) not in linked:
@@ -150,16 +150,15 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
             np.any(later[..., None] & (history != 0), axis=(1, 2)), "history entries after the current move"
         )
 
-        if config.ko_rule != "simple":
-            heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
-            counts = (flat_boards > 0).sum(axis=1)
-            whites = (flat_boards == 2).sum(axis=1)
-            for game in range(len(move)):
-                problem = _bucket_problem(
-                    config, history[game], heads[game], links[game], move[game], counts[game], whites[game]
-                )
-                if problem:
-                    problems.append(f"game {game}: {problem}")
+        heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
+        counts = (flat_boards > 0).sum(axis=1)
+        whites = (flat_boards == 2).sum(axis=1)
+        for game in range(len(move)):
+            problem = _bucket_problem(
+                config, history[game], heads[game], links[game], move[game], counts[game], whites[game]
+            )
+            if problem:
+                problems.append(f"game {game}: {problem}")
 
     if placed is not None:
         placed = np.asarray(placed).reshape(-1, 2)
