@@ -207,11 +207,6 @@ def test_counters_out_of_range(config, field, value, message):
     raises(config, broken, message)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError,
-    reason="under the situational rule the checker indexes the side-to-move keys with turn 2",
-)
 def test_turn_two_under_the_situational_rule():
     state, _ = game(SITUATIONAL_9)
     raises(SITUATIONAL_9, state.replace(turn=np.int8(2)), "turn is not 0 or 1")
@@ -426,12 +421,6 @@ def test_a_batch_names_the_broken_games():
     assert str(error.value).splitlines() == [f"game {g}: loser is not 0, 1 or 2" for g in range(5)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError,
-    reason="past the move cap the checker reads the history beyond its end when the zero entries"
-    " repeat a linked one (the empty board's hash under the positional rule)",
-)
 def test_move_number_beyond_the_move_cap_from_the_empty_board():
     config = POSITIONAL_9
     state = jax.jit(functools.partial(gojax.step, config))(gojax.init(config), 40)

@@ -213,7 +213,7 @@ def flood_fill(
         return _flood_fill_stacked(seed, mask, size, free, enough)
     # The loop carries the W words as W separate arrays: every operation of a
     # round is then elementwise over the leading (batch, region) axes, which
-    # XLA vectorises - 4-5x faster on a CPU than shifting along a short last axis.
+    # XLA vectorises on a CPU, unlike shifts along a short last axis.
     allowed = _words(jnp.broadcast_to(mask, shape))
     free_words = None if free is None else _words(jnp.broadcast_to(free, shape))
 

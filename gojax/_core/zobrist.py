@@ -18,25 +18,8 @@ history in ``O(H)`` instead of ``O(P * H)``.
 Tables are plain NumPy arrays, built lazily on first use (nothing happens at
 import) and cached per board size.
 
-XOR or addition modulo 2**32 (which has the same properties) measured alike,
-on 2026-12-01 on a shared 2-core CPU (JAX 0.10.2): each variant run in turn,
-alternately, four times in the same session; batch 1024, positional superko.
-Random legal play, ``python experiments/benchmark.py --engines gojax --sizes 9
-19 --batches 1024 --steps 32 --repeats 5 --features``, in steps/s; ``step``
-alone on 19x19 mid-game positions, ``python experiments/benchmark.py
---only-features --features none --feature-batch 1024 --repeats 5``, in
-boards/s. Medians of the four runs:
-
-    ==========================  ==========  =========
-    median of 4 runs            addition    XOR
-    ==========================  ==========  =========
-    9x9 random play             395,680     418,121
-    19x19 random play            85,468      80,199
-    19x19 ``step`` alone        252,382     326,034
-    ==========================  ==========  =========
-
-The runs of each cell spread over up to a factor of two (the machine was
-busy), so the two are equal within noise; the hash is XOR.
+XOR and addition modulo 2**32 (which has the same properties) measured alike
+(README, Performance); the hash is XOR.
 """
 
 from __future__ import annotations

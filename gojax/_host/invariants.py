@@ -49,7 +49,12 @@ def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> 
 
 
 def _bucket_problem(config, history, heads, links, move, count, white) -> str | None:
-    """What is wrong with one game's bucket lists, or None."""
+    """What is wrong with one game's bucket lists, or None.
+
+    A move number out of range is reported by its own check; the walk reads
+    the history up to the last entry it holds.
+    """
+    move = int(np.clip(move, 0, len(history) - 1))
     seen: set[int] = set()
     for head in heads:
         entry = int(head)
@@ -141,7 +146,7 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         current = history[np.arange(len(move)), index]
         expected = scratch
         if config.ko_rule == "situational":
-            expected = scratch ^ _zobrist.tables(size).side[turn]
+            expected = scratch ^ _zobrist.tables(size).side[np.clip(turn, 0, 1)]
         report(
             np.any(current != expected, axis=1), "history entry for the current move differs from the hash"
         )

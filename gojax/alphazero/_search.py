@@ -40,10 +40,10 @@ anyway, :func:`gojax.step` would end the game as a loss for the mover - a
 terminal loss, not a corrupt tree.
 
 **Memory.** The tree stores one :class:`gojax.GoState` per node:
-``B * (num_simulations + 1)`` states - 2,468 bytes each on 9x9 under
-positional superko (674 with ``ko_rule="simple"``), 7,816 on 19x19 (330
+``B * (num_simulations + 1)`` states - 2,528 bytes each on 9x9 under
+positional superko (242 with ``ko_rule="simple"``), 7,704 on 19x19 (218
 simple ko) - plus six ``[B, num_simulations + 1, A]`` 4-byte arrays of child
-statistics. For 9x9, batch 256 and 64 simulations: 41 MB of states and 33 MB
+statistics. For 9x9, batch 256 and 64 simulations: 42 MB of states and 33 MB
 of statistics; for 19x19, batch 256 and 800 simulations: 1.6 GB of states
 and 1.8 GB of statistics (use the simple ko rule, or a smaller batch).
 """

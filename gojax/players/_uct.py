@@ -53,9 +53,9 @@ loss for the mover - a terminal loss, not a corrupt tree.
 
 **Memory.** Every node stores its whole :class:`gojax.GoState` as the mctx
 embedding: ``B * (num_simulations + 1)`` states (9x9 under positional
-superko: 1,964 bytes each, 170 under the simple ko rule), plus six
+superko: 2,528 bytes each, 242 under the simple ko rule), plus six
 ``[B, num_simulations + 1, A]`` 4-byte arrays of per-child statistics - for
-9x9, 512 simulations and 256 games about 257 MB of states and 260 MB of
+9x9, 512 simulations and 256 games about 330 MB of states and 260 MB of
 statistics.
 """
 

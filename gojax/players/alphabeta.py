@@ -302,7 +302,7 @@ def solve(
     """Solves Go on a ``size x size`` board from the empty board (or after ``moves``).
 
     Args:
-      size: 1..5 (2 solves in seconds; 3 does not finish with the sound key).
+      size: 1..5 (3x3 and up are out of reach with the sound key; see the README).
       komi: points for white (whole numbers allow a draw, i.e. value 0).
       tt_key: ``"history"`` (sound) or ``"position"`` (fast, unsound under
         superko; see the module docstring).

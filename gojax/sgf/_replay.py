@@ -3,8 +3,7 @@
 The setup goes in with :func:`gojax.from_board`, the moves through
 :func:`gojax.step` in a ``lax.scan`` over chunks of 64 moves. The scan is
 compiled once per rules config (komi aside, which ``step`` does not read) and
-cached for the process. Replaying a 250-move 19x19 game takes a few
-milliseconds once compiled.
+cached for the process.
 
 Every problem raises :class:`~gojax.sgf.SGFError` naming the file, the move
 number (1-based, passes included), its line in the file and what is wrong:
