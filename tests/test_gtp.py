@@ -49,6 +49,9 @@ from gojax import gtp
 from gojax.gtp import EngineOptions, Level, PlayerSpec
 
 DATA = SGF_DATA
+REPO = Path(__file__).resolve().parents[1]
+# The engine subprocess runs in a temporary folder: it imports this checkout's gojax, not an installed one.
+ENGINE_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
 SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
 LISTED = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
@@ -77,6 +80,7 @@ class Transcript:
             stderr=self.log,
             cwd=cwd,
             bufsize=0,
+            env=ENGINE_ENV,
         )
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -145,6 +149,18 @@ def _alive(engine) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------
 # Framing and the administrative commands, through the subprocess.
+
+
+def test_the_engine_subprocess_imports_this_checkout(engine):
+    probe = subprocess.run(
+        [sys.executable, "-c", "import gojax; print(gojax.__file__)"],
+        cwd=engine.folder,
+        env=ENGINE_ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(probe.stdout.strip()).resolve() == (REPO / "gojax" / "__init__.py").resolve()
 
 
 def test_framing_ids_comments_and_flushing(engine):
@@ -408,7 +424,7 @@ _WORDS = st.sampled_from(
      "-1", "1e400", "nan", "inf", "0.5", "abc", "#", "\x00", "\t", "é", "alive", "dead", "9999999999999"]
 )  # fmt: skip
 _NAMES = st.sampled_from(
-    sorted(LISTED - {"loadsgf", "quit", "boardsize"} | {"gojax-legal_moves", "all_legal"})
+    sorted(LISTED - {"loadsgf", "quit", "boardsize"} | EXTRAS - {"printsgf", "gojax-warmup"})
 )
 _LINES = st.one_of(
     st.text(max_size=40),

@@ -234,3 +234,48 @@ def test_a_search_in_time_is_waited_for(monkeypatch):
         release.set()
     assert budgets == [pytest.approx(share(60 / EXPECTED_AT_START))]
     assert engine.clocks[gojax.BLACK].main == pytest.approx(57.0)
+
+
+def test_gojax_warmup_and_gojax_info(monkeypatch):
+    fake = FakeTime()
+    runs: list = []
+    players = [Costly(fake, "big", 4.0, "a1", runs), Costly(fake, "small", 0.25, "b1", runs)]
+    engine, _ = timed_engine(monkeypatch, players, fake, warm_up=False)
+    info = engine.send("gojax-info").splitlines()
+    assert info == [
+        f"player: custom; rules: {engine.config}",
+        "level 0: big: unknown, not compiled",
+        "level 1: small: unknown, not compiled",
+        f"clock black: {gtp.Clock()}",
+        f"clock white: {gtp.Clock()}",
+    ]
+    engine.send("time_settings 30 0 0")  # warm_up=False: nothing runs
+    assert runs == []
+    warmed = engine.send("gojax-warmup").splitlines()
+    assert runs == ["small", "big"]  # every level, fastest first, without a time limit
+    assert warmed == engine.send("gojax-info").splitlines()  # the reply is the info after the warm-up
+    assert warmed[1:3] == ["level 0: big: 4.000 s, compiled", "level 1: small: 0.250 s, compiled"]
+    clock = gtp.Clock.from_settings(30, 0, 0)
+    assert warmed[3:] == [f"clock black: {clock}", f"clock white: {clock}"]  # the warm-up is not charged
+    assert engine.searcher.compiled(engine.config, -1)  # the safe move is compiled too
+
+
+# Black on the points with an odd row + column except B5: the other empty points
+# are black's own eyes, but for A5, B5, C5 and B4 (next to the empty B5).
+EYES_POSITION = "d5 a4 c4 e4 b3 d3 a2 c2 e2 b1 d1".split()
+
+
+def test_the_fallback_fills_no_own_eye(monkeypatch):
+    fake = FakeTime()
+    runs: list = []
+    engine, budgets = timed_engine(monkeypatch, [Costly(fake, "any", 1.0, None, runs)], fake)
+    for vertex in EYES_POSITION:
+        engine.send(f"play b {vertex}")  # a white pass goes in between
+    engine.send("time_settings 60 0 0")
+    replies = set()
+    for _ in range(12):
+        engine.send("time_left b 0 1")  # budget 0: no level fits, the move is the fallback's
+        replies.add(engine.send("genmove b"))
+        engine.send("undo")
+    assert budgets == [0.0] * 12 and runs == ["any"]  # only the warm-up ran the level
+    assert replies <= {"A5", "B5", "C5", "B4"} and len(replies) > 1  # random among the non-eyes
