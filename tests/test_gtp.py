@@ -1,6 +1,7 @@
 """The GTP engine, client and referee (gojax.gtp).
 
-* Transcripts through ``python -m gojax.gtp`` in a subprocess: every reply is
+* Transcripts through ``python -m gojax.gtp`` in a subprocess (importing this
+  checkout's ``gojax``, whatever is installed): every reply is
   read (up to its empty line) before the next command is sent, so a missing
   flush hangs the test; ids echoed, ``=``/``?`` framing, comments and empty
   lines ignored, control characters, tabs, non-UTF-8 bytes and a 100 kB line
@@ -19,6 +20,9 @@
   turns slow after the warm-up is cut off long before it ends. The budgets,
   the level chosen and the cut-off are checked against a hand-advanced clock
   in ``tests/test_gtp_clock.py``.
+* The engine around its player: the ladder of each player kind (full, a
+  quarter, the heuristic), a pass after the opponent's pass only when it wins
+  on the area score, boards 2 and 25 accepted, the logs on stderr.
 * Hypothesis fuzzing of the in-process ``handle_line`` (derandomized; set
   ``GOJAX_FUZZ_EXAMPLES`` for a longer random campaign): every line gets one
   well-framed reply or none, never an exception.
@@ -310,6 +314,8 @@ def test_time_commands_through_the_console(engine):
     assert engine.ask("kgs-time_settings none") == "=\n\n"
     assert "limited=False" in _clock_line(engine, "white")
     assert engine.ask("kgs-time_settings sundial 5").startswith("? syntax error")
+    log = (engine.folder / "engine_stderr.log").read_text()
+    assert " gojax-gtp INFO genmove white: " in log  # the logs go to stderr, the replies alone to stdout
 
 
 # Positions reached by ``play`` commands (black first, alternating) and the
@@ -521,6 +527,61 @@ def test_early_pass_is_replaced_by_a_safe_move():
     options = EngineOptions(levels=[passer], allow_early_pass=True)
     allowed = gtp.GTPEngine(gojax.GoConfig(size=5), options=options)
     assert allowed.send("genmove b") == "pass"
+
+
+def _first_legal_point(config, state, key):
+    return int(np.argmax(np.asarray(jitted("legal_action_mask", config)(state))))
+
+
+def test_after_the_opponents_pass_it_passes_only_when_that_wins():
+    level = Level("first legal point", lambda config: _first_legal_point, "first", jit=False)
+    for komi, expected in (("7.5", "pass"), ("0.5", "A5")):
+        engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec(seed=6), EngineOptions(levels=[level]))
+        engine.send(f"komi {komi}")
+        for move in ("b c3", "b b3", "b d3", "w a1", "b pass"):  # black 3 stones, white 1, the rest neutral
+            engine.send(f"play {move}")
+        assert engine.send("final_score") == ("W+5.5" if komi == "7.5" else "B+1.5")
+        assert engine.send("genmove w") == expected  # passing ends the game: it wins at 7.5, loses at 0.5
+    engine = gtp.GTPEngine(
+        gojax.GoConfig(size=5), options=EngineOptions(levels=[level], pass_when_ahead=False)
+    )
+    for move in ("b c3", "w a1", "b pass"):
+        engine.send(f"play {move}")
+    assert engine.send("genmove w") == "A5"  # pass_when_ahead=False: the player's move
+
+
+def test_the_player_ladder_is_full_quarter_heuristic():
+    def ladder(spec):
+        levels, size = gtp.player_levels(spec)
+        assert size is None
+        return [(level.label, level.family, level.cost) for level in levels]
+
+    heuristic = ("heuristic playout policy", "heuristic", 1.0)
+    assert ladder(PlayerSpec("uct", simulations=256)) == [
+        ("UCT 256 simulations, random playouts", "uct", 256),
+        ("UCT 64 simulations, random playouts", "uct", 64),
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("uct", simulations=16, rollout="heuristic")) == [
+        ("UCT 16 simulations, heuristic playouts", "uct", 16),  # a quarter, 4, is under 8: left out
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("mc", playouts=8)) == [
+        ("pure Monte-Carlo, 8 playouts/move", "mc", 8),
+        ("pure Monte-Carlo, 2 playouts/move", "mc", 2),
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("heuristic")) == [heuristic]
+    assert ladder(PlayerSpec("random")) == [("random (no own-eye filling)", "random", 1.0)]
+
+
+def test_boards_from_2_to_25():
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random"))
+    for size, columns in ((2, "A B"), (25, "A B C D E F G H J K L M N O P Q R S T U V W X Y Z")):
+        assert engine.handle_line(f"boardsize {size}") == "=\n\n"
+        assert engine.send("showboard").splitlines()[0] == columns
+    for size in (1, 26):
+        assert engine.handle_line(f"boardsize {size}") == "? unacceptable size\n\n"
 
 
 def test_clock_budgets_by_hand():
