@@ -1,6 +1,7 @@
 """The GTP engine, client and referee (gojax.gtp).
 
-* Transcripts through ``python -m gojax.gtp`` in a subprocess: every reply is
+* Transcripts through ``python -m gojax.gtp`` in a subprocess (importing this
+  checkout's ``gojax``, whatever is installed): every reply is
   read (up to its empty line) before the next command is sent, so a missing
   flush hangs the test; ids echoed, ``=``/``?`` framing, comments and empty
   lines ignored, control characters, tabs, non-UTF-8 bytes and a 100 kB line
@@ -10,9 +11,20 @@
   hand-written diagrams; final_score of hand-counted positions; loadsgf of a
   hand-written file (size, komi, move number) and of a shared 9x9 record
   against sgfmill's board.
-* Time: ``time_settings``/``time_left`` answered within the budget, and a
-  player that turns slow after the warm-up is cut off at the deadline.
-* Hypothesis fuzzing of the in-process ``handle_line``: every line gets one
+* The listed extras: ``all_legal`` and ``gojax-legal_moves`` against
+  ``gojax.legal_action_mask`` and hand-worked lists (a suicide point, a ko
+  ban, a positional-superko ban), ``cputime`` against the process time,
+  ``final_status_list`` parsed back into the board.
+* Time: the time commands answered through the console (their effect is
+  checked on the engine's clocks), and one loose real-time test: a player that
+  turns slow after the warm-up is cut off long before it ends. The budgets,
+  the level chosen and the cut-off are checked against a hand-advanced clock
+  in ``tests/test_gtp_clock.py``.
+* The engine around its player: the ladder of each player kind (full, a
+  quarter, the heuristic), a pass after the opponent's pass only when it wins
+  on the area score, boards 2 and 25 accepted, the logs on stderr.
+* Hypothesis fuzzing of the in-process ``handle_line`` (derandomized; set
+  ``GOJAX_FUZZ_EXAMPLES`` for a longer random campaign): every line gets one
   well-framed reply or none, never an exception.
 * A full 5x5 game against GNU Go (skipped without it): the final board
   matches GNU Go's ``list_stones`` and gojax's Tromp-Taylor score GNU Go's
@@ -21,7 +33,9 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -30,8 +44,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SGF_DATA, gnugo_binary, sgfmill_grid
-from hypothesis import HealthCheck, given, settings
+from conftest import SGF_DATA, gnugo_binary, jitted, sgfmill_grid
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 import gojax
@@ -39,12 +53,23 @@ from gojax import gtp
 from gojax.gtp import EngineOptions, Level, PlayerSpec
 
 DATA = SGF_DATA
+REPO = Path(__file__).resolve().parents[1]
+# The engine subprocess runs in a temporary folder: it imports this checkout's gojax, not an installed one.
+ENGINE_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
 SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
 LISTED = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
     "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf",
     "time_settings", "time_left",
 }  # fmt: skip
+EXTRAS = {
+    "kgs-time_settings", "reg_genmove", "final_status_list", "printsgf", "all_legal", "gojax-legal_moves",
+    "gojax-info", "gojax-warmup", "cputime",
+}  # fmt: skip
+# Fuzz budget: derandomized (the same examples every run) unless GOJAX_FUZZ_EXAMPLES is set.
+FUZZ_EXAMPLES = int(os.environ.get("GOJAX_FUZZ_EXAMPLES", "100"))
+FUZZ_DERANDOMIZE = "GOJAX_FUZZ_EXAMPLES" not in os.environ
+RULES_5 = gojax.GoConfig(size=5, max_moves=100)  # the engine's rules on 5x5
 
 
 class Transcript:
@@ -59,6 +84,7 @@ class Transcript:
             stderr=self.log,
             cwd=cwd,
             bufsize=0,
+            env=ENGINE_ENV,
         )
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -129,6 +155,18 @@ def _alive(engine) -> list[str]:
 # Framing and the administrative commands, through the subprocess.
 
 
+def test_the_engine_subprocess_imports_this_checkout(engine):
+    probe = subprocess.run(
+        [sys.executable, "-c", "import gojax; print(gojax.__file__)"],
+        cwd=engine.folder,
+        env=ENGINE_ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(probe.stdout.strip()).resolve() == (REPO / "gojax" / "__init__.py").resolve()
+
+
 def test_framing_ids_comments_and_flushing(engine):
     assert engine.ask("protocol_version") == "= 2\n\n"
     assert engine.ask("17 name") == "=17 gojax\n\n"
@@ -147,7 +185,7 @@ def test_framing_ids_comments_and_flushing(engine):
     listed = engine.ask("list_commands")
     assert listed.startswith("= protocol_version\nname\n") and listed.endswith("\n\n")
     names = listed[1:].split()
-    assert LISTED <= set(names)
+    assert LISTED | EXTRAS <= set(names)
     for name in names:
         assert engine.ask(f"known_command {name}") == "= true\n\n"
 
@@ -251,22 +289,119 @@ def test_loadsgf_hand_written_file(engine):
     assert "SZ[5]" in printed and ";B[cc];W[dc]" in printed
 
 
-def test_time_left_is_respected(engine):
+def _clock_line(engine, colour: str) -> str:
+    (line,) = [line for line in engine.ok("gojax-info").splitlines() if line.startswith(f"clock {colour}:")]
+    return line
+
+
+def test_time_commands_through_the_console(engine):
     _new_game(engine)
+    assert "limited=False" in _clock_line(engine, "black")
     assert engine.ask("time_settings 0 1 1", timeout=120) == "=\n\n"  # 1 s per move; warms up
+    assert "byo_time=1.0, byo_stones=1, in_byoyomi=True, period_left=1.0" in _clock_line(engine, "white")
     for colour in "bwb":
-        start = time.monotonic()
-        assert engine.ok(f"genmove {colour}")
-        assert time.monotonic() - start < 1.0
+        assert engine.ok(f"genmove {colour}").upper() in _alive(engine)
     assert engine.ask("time_left w 0.3 1") == "=\n\n"
-    start = time.monotonic()
-    assert engine.ok("genmove w")
-    assert time.monotonic() - start < 0.3
+    assert "in_byoyomi=True, period_left=0.3, stones_left=1" in _clock_line(engine, "white")
+    assert engine.ok("genmove w").upper() in _alive(engine)
+    assert engine.ask("time_left b 12.5 0") == "=\n\n"
+    assert "main=12.5, byo_time=1.0, byo_stones=1, in_byoyomi=False" in _clock_line(engine, "black")
     assert engine.ask("time_left w abc 1").startswith("? syntax error")
     assert engine.ask("time_settings 0 1 0") == "=\n\n"  # byo-yomi time without stones: no limit
+    assert "limited=False" in _clock_line(engine, "black")
     assert engine.ask("kgs-time_settings canadian 0 1 1") == "=\n\n"
+    assert "limited=True" in _clock_line(engine, "black")
     assert engine.ask("kgs-time_settings none") == "=\n\n"
+    assert "limited=False" in _clock_line(engine, "white")
     assert engine.ask("kgs-time_settings sundial 5").startswith("? syntax error")
+    log = (engine.folder / "engine_stderr.log").read_text()
+    assert " gojax-gtp INFO genmove white: " in log  # the logs go to stderr, the replies alone to stdout
+
+
+# Positions reached by ``play`` commands (black first, alternating) and the
+# colour whose legal points are listed; ``banned`` is the one empty point that
+# colour may not play, worked out by hand.
+LEGAL_CASES = {
+    # White A2 and B1 surround the corner: black A1 would be suicide.
+    "suicide": ("b e5 w a2 b e4 w b1", "b", "A1"),
+    # Black B4 A3 B2 and white C4 D3 C2; white B3, black C3 takes it: white may not retake at once.
+    "ko": ("b b4 w c4 b a3 w d3 b b2 w c2 b e1 w b3 b c3", "w", "B3"),
+    # Sending two, returning one: black C5 puts B5 C5 in atari, white A5 takes both; black
+    # B5 would take A5 back and repeat the position before C5 (no ko: it has two liberties).
+    "superko": ("b b5 w d5 b a4 w b4 b e1 w c4 b e2 w d4 b c5 w a5", "b", "B5"),
+}
+
+
+def _replayed(moves: list[str]):
+    """The gojax state after ``moves`` (GTP vertices, black first, alternating) on the engine's 5x5 rules."""
+    step = jitted("step", RULES_5)
+    state = gojax.init(RULES_5)
+    for vertex in moves:
+        state = step(state, gojax.from_gtp(RULES_5, vertex))
+    return state
+
+
+def _mask_vertices(state) -> list[str]:
+    mask = np.asarray(jitted("legal_action_mask", RULES_5)(state))[: RULES_5.pass_action]
+    return [gojax.to_gtp(RULES_5, int(point)) for point in np.flatnonzero(mask)]
+
+
+@pytest.mark.parametrize("case", sorted(LEGAL_CASES))
+def test_all_legal_and_legal_moves_follow_legal_action_mask(engine, case):
+    line, mover, banned = LEGAL_CASES[case]
+    words = line.split()
+    _new_game(engine)
+    for colour, vertex in zip(words[::2], words[1::2], strict=True):
+        assert engine.ask(f"play {colour} {vertex}") == "=\n\n", vertex
+    assert engine.ask(f"play {mover} {banned}") == "? illegal move\n\n"
+    stones = set(_alive(engine))
+    by_hand = [gojax.to_gtp(RULES_5, p) for p in range(25)]
+    by_hand = [v for v in by_hand if v not in stones and v != banned]
+    state = _replayed(words[1::2])
+    expected = _mask_vertices(state)
+    assert expected == by_hand  # gojax's mask agrees with the hand-worked list
+    assert engine.ok(f"all_legal {mover}").split() == expected
+    assert engine.ok("all_legal").split() == expected  # the mover is to play
+    assert engine.ok(f"gojax-legal_moves {mover}").split() == expected
+    assert engine.ok("gojax-legal_moves").split() == expected
+    # The other colour: a pass of the mover goes in between.
+    other = "w" if mover == "b" else "b"
+    after_pass = jitted("step", RULES_5)(state, RULES_5.pass_action)
+    assert engine.ok(f"all_legal {other}").split() == _mask_vertices(after_pass)
+    assert engine.ok(f"gojax-legal_moves {other.upper()}").split() == _mask_vertices(after_pass)
+    assert engine.ask("all_legal purple").startswith("? syntax error")
+    engine.ok("play b pass")
+    engine.ok("play w pass")
+    assert engine.ask("all_legal") == "=\n\n"  # the game is over: nothing to list
+
+
+def test_final_status_list_parses_back_into_the_board(engine):
+    _new_game(engine)
+    moves = "c3 d4 b2 e1 a5".split()
+    for colour, vertex in zip("bwbwb", moves, strict=True):
+        engine.ok(f"play {colour} {vertex}")
+    board = np.zeros(25, np.int8)
+    for colour, vertex in zip("bwbwb", moves, strict=True):
+        board[gojax.from_gtp(RULES_5, vertex)] = 1 if colour == "b" else 2
+    for status in ("alive", "ALIVE"):
+        alive = engine.ok(f"final_status_list {status}").split()
+        points = [gojax.from_gtp(RULES_5, vertex) for vertex in alive]
+        assert points == sorted(points) and len(set(points)) == len(points)
+        assert sorted(points) == np.flatnonzero(board).tolist()
+    assert engine.ask("final_status_list dead") == "=\n\n"
+    assert engine.ask("final_status_list seki") == "=\n\n"
+    assert engine.ask("final_status_list").startswith("? syntax error")
+
+
+def test_cputime_is_the_process_time(engine, local):
+    first = engine.ok("cputime")
+    assert re.fullmatch(r"\d+\.\d{3}", first) and float(first) > 0  # the engine has imported JAX
+    engine.ok("showboard")
+    assert float(engine.ok("cputime")) >= float(first)
+    before = time.process_time()
+    reply = float(local.send("cputime"))
+    after = time.process_time()
+    assert before - 0.0005 <= reply <= after + 0.0005  # printed to the millisecond
 
 
 def test_nasty_lines_never_kill_the_engine(engine):
@@ -295,7 +430,7 @@ _WORDS = st.sampled_from(
      "-1", "1e400", "nan", "inf", "0.5", "abc", "#", "\x00", "\t", "é", "alive", "dead", "9999999999999"]
 )  # fmt: skip
 _NAMES = st.sampled_from(
-    sorted(LISTED - {"loadsgf", "quit", "boardsize"} | {"gojax-legal_moves", "all_legal"})
+    sorted(LISTED - {"loadsgf", "quit", "boardsize"} | EXTRAS - {"printsgf", "gojax-warmup"})
 )
 _LINES = st.one_of(
     st.text(max_size=40),
@@ -308,9 +443,16 @@ _LINES = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    derandomize=FUZZ_DERANDOMIZE,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(lines=st.lists(_LINES, min_size=1, max_size=8))
 def test_fuzz_handle_line_always_replies(local, lines):
+    note(f"input lines: {lines!r}")
     for line in lines:
         reply = local.handle_line(line)
         assert isinstance(reply, str)
@@ -340,14 +482,20 @@ def test_same_colour_twice_and_moves_after_two_passes(local):
     assert local.send("showboard").splitlines()[3:5] == [" 3 . . X X . 3", " 2 .(O). . . 2"]
 
 
-def test_deadline_cuts_off_a_late_search():
-    """A player that is fast in the warm-up and then slow: the move comes from the fallback in time."""
+def test_deadline_cuts_off_a_late_search_in_real_time():
+    """The one real-time test: a player fast in the warm-up, then a minute slow, is cut off long before.
+
+    The budget is 0.8 s; the margin allowed is many seconds. The exact
+    budgets and cut-offs are checked against a hand-advanced clock in
+    ``tests/test_gtp_clock.py``.
+    """
     calls = []
+    release = threading.Event()
 
     def sneaky(config, state, key):
-        calls.append(time.monotonic())
+        calls.append(len(calls))
         if len(calls) > 1:
-            time.sleep(3.0)
+            release.wait(60.0)
         return config.pass_action  # never seen after the warm-up: the search is always late
 
     level = Level("sneaky", lambda config: sneaky, "sneaky", jit=False)
@@ -356,13 +504,13 @@ def test_deadline_cuts_off_a_late_search():
     engine.send("time_settings 0 1 1")  # warm-up: one fast call
     assert len(calls) == 1
     start = time.monotonic()
-    vertex = engine.send("genmove b")
-    assert time.monotonic() - start < 1.5  # the budget is 0.8 s; the search would take 3 s
+    try:
+        vertex = engine.send("genmove b")
+        elapsed = time.monotonic() - start
+    finally:
+        release.set()
+    assert elapsed < 20.0  # the search alone would take 60 s
     assert vertex != "pass" and engine.game.board().reshape(-1)[gojax.from_gtp(engine.config, vertex)] == 1
-    engine.send("time_left w 0.05 1")
-    start = time.monotonic()
-    engine.send("genmove w")
-    assert time.monotonic() - start < 0.2
 
 
 def test_early_pass_is_replaced_by_a_safe_move():
@@ -379,6 +527,61 @@ def test_early_pass_is_replaced_by_a_safe_move():
     options = EngineOptions(levels=[passer], allow_early_pass=True)
     allowed = gtp.GTPEngine(gojax.GoConfig(size=5), options=options)
     assert allowed.send("genmove b") == "pass"
+
+
+def _first_legal_point(config, state, key):
+    return int(np.argmax(np.asarray(jitted("legal_action_mask", config)(state))))
+
+
+def test_after_the_opponents_pass_it_passes_only_when_that_wins():
+    level = Level("first legal point", lambda config: _first_legal_point, "first", jit=False)
+    for komi, expected in (("7.5", "pass"), ("0.5", "A5")):
+        engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec(seed=6), EngineOptions(levels=[level]))
+        engine.send(f"komi {komi}")
+        for move in ("b c3", "b b3", "b d3", "w a1", "b pass"):  # black 3 stones, white 1, the rest neutral
+            engine.send(f"play {move}")
+        assert engine.send("final_score") == ("W+5.5" if komi == "7.5" else "B+1.5")
+        assert engine.send("genmove w") == expected  # passing ends the game: it wins at 7.5, loses at 0.5
+    engine = gtp.GTPEngine(
+        gojax.GoConfig(size=5), options=EngineOptions(levels=[level], pass_when_ahead=False)
+    )
+    for move in ("b c3", "w a1", "b pass"):
+        engine.send(f"play {move}")
+    assert engine.send("genmove w") == "A5"  # pass_when_ahead=False: the player's move
+
+
+def test_the_player_ladder_is_full_quarter_heuristic():
+    def ladder(spec):
+        levels, size = gtp.player_levels(spec)
+        assert size is None
+        return [(level.label, level.family, level.cost) for level in levels]
+
+    heuristic = ("heuristic playout policy", "heuristic", 1.0)
+    assert ladder(PlayerSpec("uct", simulations=256)) == [
+        ("UCT 256 simulations, random playouts", "uct", 256),
+        ("UCT 64 simulations, random playouts", "uct", 64),
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("uct", simulations=16, rollout="heuristic")) == [
+        ("UCT 16 simulations, heuristic playouts", "uct", 16),  # a quarter, 4, is under 8: left out
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("mc", playouts=8)) == [
+        ("pure Monte-Carlo, 8 playouts/move", "mc", 8),
+        ("pure Monte-Carlo, 2 playouts/move", "mc", 2),
+        heuristic,
+    ]
+    assert ladder(PlayerSpec("heuristic")) == [heuristic]
+    assert ladder(PlayerSpec("random")) == [("random (no own-eye filling)", "random", 1.0)]
+
+
+def test_boards_from_2_to_25():
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random"))
+    for size, columns in ((2, "A B"), (25, "A B C D E F G H J K L M N O P Q R S T U V W X Y Z")):
+        assert engine.handle_line(f"boardsize {size}") == "=\n\n"
+        assert engine.send("showboard").splitlines()[0] == columns
+    for size in (1, 26):
+        assert engine.handle_line(f"boardsize {size}") == "? unacceptable size\n\n"
 
 
 def test_clock_budgets_by_hand():

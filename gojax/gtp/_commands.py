@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +45,21 @@ class _EngineParts:
     def config(self) -> GoConfig:
         """The rules of the current game."""
         return self.game.config
+
+    @property
+    def time_source(self) -> Callable[[], float]:
+        """The engine's time source (seconds; ``time.monotonic``), shared with its searcher.
+
+        ``genmove`` charges the time it took by this source to the mover's
+        clock, and the searcher times its levels and cuts a late search off
+        by it. Set another (e.g. a clock a test advances by hand) with
+        ``engine.time_source = now``.
+        """
+        return self.searcher.now
+
+    @time_source.setter
+    def time_source(self, now: Callable[[], float]) -> None:
+        self.searcher.now = now
 
     if TYPE_CHECKING:
 

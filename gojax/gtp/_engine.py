@@ -263,13 +263,13 @@ class GTPEngine(_SgfCommands, _TimeCommands):
     def _genmove(self, args):
         check_arity(args, 1, usage="genmove colour")
         colour = parse_colour(args[0])
-        start = time.perf_counter()
+        start = self.time_source()
         action, how = self._choose(colour, timed=True)
         try:
             self.game.play(colour, action)
         except GameOver:  # resigned, forfeited or capped: the pass stays off the board
             pass
-        seconds = time.perf_counter() - start
+        seconds = self.time_source() - start
         self.clocks[colour].spend(seconds)
         vertex = to_gtp(self.config, action)
         log.info("genmove %s: %s (%s; %.2f s)", _NAME[colour], vertex, how, seconds)

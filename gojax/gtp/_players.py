@@ -18,6 +18,10 @@ the budget plus a few milliseconds. Levels that would fit but are not compiled
 yet are compiled (and timed once) in the background for later moves;
 :meth:`Searcher.warm_up` does it up front (the engine calls it on
 ``time_settings``, before the clocks run).
+
+Run times and the deadline are read from the searcher's time source
+(``Searcher(..., now=time.monotonic)``): a test can pass a clock it advances
+by hand, and the level chosen and the cut-off follow that clock alone.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = ["Searcher", "player_levels", "safe_move"]
 
 SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
 _FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
+_POLL = 0.05  # seconds between two looks at the time source while a search runs
 
 log = logging.getLogger("gojax.gtp")
 _SHARED: dict = {}  # (config, player) -> compiled player, for every Searcher of the process
@@ -181,12 +186,15 @@ class Searcher:
     Args:
       levels: the ladder, strongest first (:func:`player_levels`).
       seed: seeds the PRNG keys of the searches.
+      now: the time source, seconds as a float (``time.monotonic``): it times
+        the levels and sets the deadline of a timed search.
     """
 
-    def __init__(self, levels: list[Level], seed: int = 0):
+    def __init__(self, levels: list[Level], seed: int = 0, now: Callable[[], float] = time.monotonic):
         if not levels:
             raise ValueError("a player needs at least one level")
         self.levels = list(levels)
+        self.now = now
         self.safe = Level("safe move (no early pass)", lambda config: safe_move, "safe")
         self._rng = np.random.default_rng(seed)
         self._compiled: dict[tuple[GoConfig, int], Callable] = {}
@@ -249,9 +257,9 @@ class Searcher:
         """``(action, seconds)``: level ``index`` on ``state`` (compiled first if needed; not timed)."""
         function = self.function(config, index, state)
         key = self.new_key() if key is None else key
-        start = time.perf_counter()
+        start = self.now()
         action = int(np.asarray(function(state, key)))
-        seconds = time.perf_counter() - start
+        seconds = self.now() - start
         with self._lock:
             slot = (config.size, index)
             old = self._run_time.get(slot)
@@ -329,14 +337,16 @@ class Searcher:
         if budget is None:
             action, seconds = self.run(config, 0, state)
             return action, f"{self.levels[0].label}, {seconds:.2f} s"
-        start = time.perf_counter()
+        start = self.now()
         index = self.choose_level(config, state, budget)
         if index is None:
             return fallback(), f"fallback (no level fits {budget:.2f} s)"
         future = _in_thread(self.run, config, index, state)
-        try:
-            wait = min(1e6, max(0.0, budget - (time.perf_counter() - start)))
-            action, seconds = future.result(timeout=wait)
-        except concurrent.futures.TimeoutError:
-            return fallback(), f"fallback ({self.levels[index].label} late for {budget:.2f} s)"
+        deadline = start + budget
+        while not future.done():
+            left = deadline - self.now()
+            if left <= 0:
+                return fallback(), f"fallback ({self.levels[index].label} late for {budget:.2f} s)"
+            concurrent.futures.wait([future], timeout=min(_POLL, left))
+        action, seconds = future.result()
         return action, f"{self.levels[index].label}, {seconds:.2f} s of {budget:.2f} s"
