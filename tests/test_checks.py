@@ -12,6 +12,11 @@ import pytest
 import gojax
 from gojax._core import checks
 
+
+def _shown(value) -> str:
+    return re.escape(repr(value))
+
+
 # -- integer -------------------------------------------------------------------------------------
 
 
@@ -21,9 +26,12 @@ def test_integer_takes_python_and_numpy_ints_and_returns_a_python_int(value):
     assert result == 7 and type(result) is int
 
 
-@pytest.mark.parametrize("value", [True, False, np.bool_(True), 7.0, np.float32(7), "7", None, [7], np.array(7)])
+NOT_INTS = [True, False, np.bool_(True), 7.0, np.float32(7), "7", None, [7], np.array(7)]
+
+
+@pytest.mark.parametrize("value", NOT_INTS)
 def test_integer_refuses_bools_and_non_integers_with_a_type_error(value):
-    with pytest.raises(TypeError, match=rf"^Thing\.count must be an int, got {re.escape(repr(value))}$"):
+    with pytest.raises(TypeError, match=rf"^Thing\.count must be an int, got {_shown(value)}$"):
         checks.integer(value, "Thing.count")
 
 
@@ -40,7 +48,7 @@ def test_integer_refuses_bools_and_non_integers_with_a_type_error(value):
     ],
 )
 def test_integer_bounds_and_even_raise_a_value_error_naming_argument_value_and_range(value, bounds, expected):
-    with pytest.raises(ValueError, match=rf"^GoConfig\.size must be {expected}, got {re.escape(repr(value))}$"):
+    with pytest.raises(ValueError, match=rf"^GoConfig\.size must be {expected}, got {_shown(value)}$"):
         checks.integer(value, "GoConfig.size", **bounds)
 
 
@@ -62,7 +70,7 @@ def test_number_takes_python_and_numpy_numbers_and_returns_a_python_float(value)
 
 @pytest.mark.parametrize("value", [True, np.bool_(False), "7.5", None, np.array([7.5]), 1j])
 def test_number_refuses_bools_and_non_numbers_with_a_type_error(value):
-    with pytest.raises(TypeError, match=rf"^GoConfig\.komi must be a finite number, got {re.escape(repr(value))}"):
+    with pytest.raises(TypeError, match=rf"^GoConfig\.komi must be a finite number, got {_shown(value)}"):
         checks.number(value, "GoConfig.komi")
 
 
@@ -80,7 +88,7 @@ def test_number_refuses_bools_and_non_numbers_with_a_type_error(value):
     ],
 )
 def test_number_bounds_raise_a_value_error_naming_argument_value_and_range(value, bounds, expected):
-    with pytest.raises(ValueError, match=rf"^Search\.alpha must be {expected}, got {re.escape(repr(value))}$"):
+    with pytest.raises(ValueError, match=rf"^Search\.alpha must be {expected}, got {_shown(value)}$"):
         checks.number(value, "Search.alpha", **bounds)
 
 
@@ -115,7 +123,8 @@ def test_go_config_takes_numpy_values_and_equals_the_python_one():
     numpy_config = gojax.GoConfig(size=np.int64(9), komi=np.float32(6.5), max_moves=np.int32(100))
     python_config = gojax.GoConfig(size=9, komi=6.5, max_moves=100)
     assert numpy_config == python_config and hash(numpy_config) == hash(python_config)
-    assert (type(numpy_config.size), type(numpy_config.komi), type(numpy_config.max_moves)) == (int, float, int)
+    stored = (numpy_config.size, numpy_config.komi, numpy_config.max_moves)
+    assert tuple(map(type, stored)) == (int, float, int)
     assert gojax.GoConfig(size=np.int16(9)) == gojax.GoConfig(size=9)
     assert gojax.GoConfig(komi=7) == gojax.GoConfig(komi=7.0)
 
@@ -140,12 +149,13 @@ def test_search_settings_field_is_named_and_numpy_values_are_stored_as_python():
     az = pytest.importorskip("gojax.alphazero")
     with pytest.raises(TypeError, match=r"SearchSettings\.num_simulations must be an int >= 1, got 2\.5"):
         az.SearchSettings(num_simulations=2.5)
-    with pytest.raises(ValueError, match=r"SearchSettings\.dirichlet_alpha must be a finite number > 0, got 0"):
+    alpha = r"SearchSettings\.dirichlet_alpha must be a finite number > 0, got 0$"
+    with pytest.raises(ValueError, match=alpha):
         az.SearchSettings(dirichlet_alpha=0)
     settings = az.SearchSettings(num_simulations=np.int64(8), temperature=np.float32(0.5))
     assert settings == az.SearchSettings(num_simulations=8, temperature=0.5)
     assert hash(settings) == hash(az.SearchSettings(num_simulations=8, temperature=0.5))
-    with pytest.raises(ValueError, match=r"unknown SearchSettings fields \['simulations'\]; known: num_simulations"):
+    with pytest.raises(ValueError, match=r"unknown SearchSettings fields \['simulations'\]; known: num_sim"):
         az.SearchSettings.from_dict({"simulations": 8})
 
 
@@ -158,7 +168,7 @@ def test_network_config_field_is_named():
     with pytest.raises(ValueError, match=r"NetworkConfig\.batch_norm_momentum .*1\.0"):
         az.NetworkConfig(batch_norm_momentum=1.0)
     assert az.NetworkConfig(blocks=np.int64(2)) == az.NetworkConfig(blocks=2)
-    with pytest.raises(ValueError, match=r"unknown NetworkConfig fields \['depth'\]; known: blocks, channels"):
+    with pytest.raises(ValueError, match=r"unknown NetworkConfig fields \['depth'\]; known: blocks, chan"):
         az.NetworkConfig.from_dict({"depth": 3})
 
 

@@ -72,6 +72,13 @@ class GoConfig:
         rules. Default ``False``.
       max_moves: the move cap: after this many moves (passes included) the game
         ends as *truncated*. ``None`` means the default cap ``2 * N * N``.
+
+    Python or NumPy ints and numbers are taken and stored as Python ``int`` /
+    ``float``, so ``GoConfig(size=np.int64(9)) == GoConfig(size=9)``.
+
+    Raises:
+      ValueError: naming the field and the value, for a bad field (a value of
+        the wrong type too, such as ``size=9.0`` or ``size=True``).
     """
 
     size: int = 19

@@ -84,6 +84,7 @@ class NetworkConfig:
         """Inverse of :meth:`to_dict`.
 
         Raises:
+          TypeError: naming the field and the value, for a value of the wrong type.
           ValueError: on an unknown field or a bad value.
         """
         checks.known_fields(cls, data)

@@ -95,6 +95,7 @@ def replay_init(
         as ``float32`` by :func:`replay_sample`.
 
     Raises:
+      TypeError: for a capacity, size or channel count that is not an int.
       ValueError: for a non-positive capacity, size or channel count.
     """
     capacity = checks.integer(capacity, "capacity", least=1)

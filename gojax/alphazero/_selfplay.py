@@ -142,7 +142,8 @@ def selfplay_init(config: GoConfig, batch_size: int) -> SelfPlayState:
     """``B = batch_size`` new games on the empty board.
 
     Raises:
-      ValueError: if ``batch_size`` is not a positive int.
+      TypeError: if ``batch_size`` is not an int.
+      ValueError: if ``batch_size`` is below 1.
     """
     batch_size = checks.integer(batch_size, "batch_size", least=1)
     cap = config.move_cap

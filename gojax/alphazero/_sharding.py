@@ -66,6 +66,7 @@ def make_mesh(num_devices: int | None = None, devices: Sequence[jax.Device] | No
         of every process).
 
     Raises:
+      TypeError: if ``num_devices`` is not an int.
       ValueError: if ``num_devices`` is not in ``[1, len(devices)]``.
     """
     devices = list(jax.devices() if devices is None else devices)

@@ -126,6 +126,7 @@ def batches(
       drop_remainder: skip the last, smaller batch of an epoch.
 
     Raises:
+      TypeError: for a ``batch_size`` or ``epochs`` that is not an int.
       ValueError: for a non-positive ``batch_size`` or ``epochs``, or an empty dataset.
     """
     batch_size = checks.integer(batch_size, "batch_size", least=1)

@@ -192,6 +192,7 @@ def build_dataset(
       A :class:`MoveDataset`.
 
     Raises:
+      TypeError: for a ``board_size`` or ``games_per_call`` that is not an int.
       ValueError: for an empty or missing source, a ``board_size`` outside
         2..25 or with no games, a bad ``games_per_call``, an unknown
         observation, or features that are not ``[N, N, C]``.

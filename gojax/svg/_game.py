@@ -108,8 +108,8 @@ class GameView:
         frames = len(self)
         try:
             return checks.integer(t, "frame", least=-frames, most=frames - 1) % frames
-        except TypeError as error:  # a bad frame is a ValueError, whatever its type
-            raise ValueError(f"{error} (negative: from the end)") from None
+        except TypeError as error:  # game_view reports inputs of the wrong type as ValueError
+            raise ValueError(str(error)) from None
 
     def __len__(self) -> int:
         return int(self.boards.shape[0])

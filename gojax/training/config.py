@@ -204,6 +204,7 @@ class TrainConfig:
         """Inverse of :meth:`to_dict` (missing fields take their defaults).
 
         Raises:
+          TypeError: naming the field and the value, for a value of the wrong type.
           ValueError: on an unknown field or a bad value.
         """
         checks.known_fields(cls, data)
