@@ -19,11 +19,13 @@ public API a colour is a *stone value* (1 black, 2 white), as in
 from __future__ import annotations
 
 import dataclasses
-import math
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import jax
 import jax.numpy as jnp
+
+from gojax._core import checks
 
 __all__ = ["BLACK", "EMPTY", "WHITE", "GoConfig", "GoState", "KoRule"]
 
@@ -38,6 +40,16 @@ MAX_SIZE = 25  # GTP's range.
 _KO_RULES = ("simple", "positional", "situational")
 # Largest board whose state keeps the liberties of its chains in atari.
 _MAX_LABELLED_SIZE = 13
+
+_T = TypeVar("_T")
+
+
+def _field(check: Callable[..., _T], value: object, name: str, **bounds: Any) -> _T:
+    """``check(value, name, **bounds)``, a wrong type too raising ``ValueError`` (as every bad field)."""
+    try:
+        return check(value, name, **bounds)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +72,13 @@ class GoConfig:
         rules. Default ``False``.
       max_moves: the move cap: after this many moves (passes included) the game
         ends as *truncated*. ``None`` means the default cap ``2 * N * N``.
+
+    Python or NumPy ints and numbers are taken and stored as Python ``int`` /
+    ``float``, so ``GoConfig(size=np.int64(9)) == GoConfig(size=9)``.
+
+    Raises:
+      ValueError: naming the field and the value, for a bad field (a value of
+        the wrong type too, such as ``size=9.0`` or ``size=True``).
     """
 
     size: int = 19
@@ -69,26 +88,16 @@ class GoConfig:
     max_moves: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.size, bool) or not isinstance(self.size, int):
-            raise ValueError(f"size must be an int, got {self.size!r}")
-        if not MIN_SIZE <= self.size <= MAX_SIZE:
-            raise ValueError(f"size must be in [{MIN_SIZE}, {MAX_SIZE}], got {self.size}")
-        try:
-            komi = float(self.komi)
-        except (TypeError, ValueError):
-            raise ValueError(f"komi must be a number, got {self.komi!r}") from None
-        if not math.isfinite(komi):
-            raise ValueError(f"komi must be finite, got {self.komi!r}")
-        object.__setattr__(self, "komi", komi)
+        size = _field(checks.integer, self.size, "GoConfig.size", least=MIN_SIZE, most=MAX_SIZE)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "komi", _field(checks.number, self.komi, "GoConfig.komi"))
         if self.ko_rule not in _KO_RULES:
-            raise ValueError(f"ko_rule must be one of {_KO_RULES}, got {self.ko_rule!r}")
+            raise ValueError(f"GoConfig.ko_rule must be one of {_KO_RULES}, got {self.ko_rule!r}")
         if not isinstance(self.suicide, bool):
-            raise ValueError(f"suicide must be a bool, got {self.suicide!r}")
+            raise ValueError(f"GoConfig.suicide must be a bool, got {self.suicide!r}")
         if self.max_moves is not None:
-            if isinstance(self.max_moves, bool) or not isinstance(self.max_moves, int):
-                raise ValueError(f"max_moves must be None or an int, got {self.max_moves!r}")
-            if not 1 <= self.max_moves <= 32767:
-                raise ValueError(f"max_moves must be in [1, 32767], got {self.max_moves}")
+            max_moves = _field(checks.integer, self.max_moves, "GoConfig.max_moves", least=1, most=32767)
+            object.__setattr__(self, "max_moves", max_moves)
 
     @property
     def num_points(self) -> int:

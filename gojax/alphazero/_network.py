@@ -34,15 +34,12 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from gojax._core import checks
+
 __all__ = ["NetworkConfig", "PolicyValueNet", "Variables", "apply", "merge", "split"]
 
 Variables = dict[str, Any]
 """``{"params": nnx.State, "batch_stats": nnx.State}``: the network's arrays (a pytree)."""
-
-
-def _positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,12 +63,17 @@ class NetworkConfig:
     batch_norm_momentum: float = 0.9
 
     def __post_init__(self):
-        for field in ("channels", "policy_channels", "value_channels", "value_hidden"):
-            _positive_int(field, getattr(self, field))
-        if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 0:
-            raise ValueError(f"blocks must be an int >= 0, got {self.blocks!r}")
-        if not 0.0 <= float(self.batch_norm_momentum) < 1.0:
-            raise ValueError(f"batch_norm_momentum must be in [0, 1), got {self.batch_norm_momentum!r}")
+        for name in ("blocks", "channels", "policy_channels", "value_channels", "value_hidden"):
+            value = checks.integer(getattr(self, name), f"NetworkConfig.{name}", least=int(name != "blocks"))
+            object.__setattr__(self, name, value)
+        momentum = checks.number(
+            self.batch_norm_momentum, "NetworkConfig.batch_norm_momentum", least=0.0, most=1.0
+        )
+        if momentum == 1.0:
+            raise ValueError(
+                f"NetworkConfig.batch_norm_momentum must be below 1, got {self.batch_norm_momentum!r}"
+            )
+        object.__setattr__(self, "batch_norm_momentum", momentum)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -82,12 +84,10 @@ class NetworkConfig:
         """Inverse of :meth:`to_dict`.
 
         Raises:
+          TypeError: naming the field and the value, for a value of the wrong type.
           ValueError: on an unknown field or a bad value.
         """
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown NetworkConfig fields {unknown}")
+        checks.known_fields(cls, data)
         return cls(**data)
 
 
@@ -122,8 +122,8 @@ class PolicyValueNet(nnx.Module):
     """
 
     def __init__(self, config: NetworkConfig, board_size: int, in_channels: int, *, rngs: nnx.Rngs):
-        _positive_int("board_size", board_size)
-        _positive_int("in_channels", in_channels)
+        board_size = checks.integer(board_size, "board_size", least=1)
+        in_channels = checks.integer(in_channels, "in_channels", least=1)
         self.config = config
         self.board_size = board_size
         self.in_channels = in_channels

@@ -35,7 +35,8 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from gojax._core import checks
 
 __all__ = [
     "ReplayBuffer",
@@ -94,11 +95,12 @@ def replay_init(
         as ``float32`` by :func:`replay_sample`.
 
     Raises:
+      TypeError: for a capacity, size or channel count that is not an int.
       ValueError: for a non-positive capacity, size or channel count.
     """
-    for name, value in (("capacity", capacity), ("board_size", board_size), ("num_channels", num_channels)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    capacity = checks.integer(capacity, "capacity", least=1)
+    board_size = checks.integer(board_size, "board_size", least=1)
+    num_channels = checks.integer(num_channels, "num_channels", least=1)
     actions = board_size * board_size + 1
     return ReplayBuffer(
         planes=jnp.zeros((capacity, board_size, board_size, num_channels), dtype),

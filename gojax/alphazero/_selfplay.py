@@ -48,6 +48,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from gojax._core import checks
 from gojax._core.rules import init, reset_if_done, step
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
@@ -81,10 +82,8 @@ class SelfPlaySettings:
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
             raise TypeError(f"SelfPlaySettings.search must be a SearchSettings, got {self.search!r}")
-        if isinstance(self.explore_moves, bool) or not isinstance(self.explore_moves, int):
-            raise TypeError(f"SelfPlaySettings.explore_moves must be an int, got {self.explore_moves!r}")
-        if self.explore_moves < 0:
-            raise ValueError(f"SelfPlaySettings.explore_moves must be >= 0, got {self.explore_moves!r}")
+        explore_moves = checks.integer(self.explore_moves, "SelfPlaySettings.explore_moves", least=0)
+        object.__setattr__(self, "explore_moves", explore_moves)
 
 
 @jax.tree_util.register_dataclass
@@ -143,10 +142,10 @@ def selfplay_init(config: GoConfig, batch_size: int) -> SelfPlayState:
     """``B = batch_size`` new games on the empty board.
 
     Raises:
-      ValueError: if ``batch_size`` is not a positive int.
+      TypeError: if ``batch_size`` is not an int.
+      ValueError: if ``batch_size`` is below 1.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    batch_size = checks.integer(batch_size, "batch_size", least=1)
     cap = config.move_cap
     return SelfPlayState(
         games=_fresh_games(config, batch_size),

@@ -15,32 +15,14 @@ engine all take it.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Literal
+
+from gojax._core import checks
 
 __all__ = ["ALGORITHMS", "SearchSettings"]
 
 ALGORITHMS = ("gumbel", "puct")
 """The search algorithms: Gumbel MuZero and AlphaZero's PUCT (both from mctx)."""
-
-
-def _check_int(name: str, value: Any, least: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"SearchSettings.{name} must be an int, got {value!r}")
-    if value < least:
-        raise ValueError(f"SearchSettings.{name} must be >= {least}, got {value!r}")
-
-
-def _check_float(settings: SearchSettings, name: str, low: float, high: float, open_low: bool) -> None:
-    value = getattr(settings, name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"SearchSettings.{name} must be a number, got {value!r}")
-    value = float(value)
-    below = value <= low if open_low else value < low
-    if not math.isfinite(value) or below or value > high:
-        bound = f"({low:g}" if open_low else f"[{low:g}"
-        raise ValueError(f"SearchSettings.{name} must be finite and in {bound}, {high:g}], got {value!r}")
-    object.__setattr__(settings, name, value)  # a float, so equal settings hash equal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,16 +64,23 @@ class SearchSettings:
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"SearchSettings.algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
-        _check_int("num_simulations", self.num_simulations, 1)
-        if self.max_depth is not None:
-            _check_int("max_depth", self.max_depth, 1)
-        _check_int("max_num_considered_actions", self.max_num_considered_actions, 1)
-        _check_float(self, "gumbel_scale", 0.0, math.inf, open_low=False)
-        _check_float(self, "dirichlet_fraction", 0.0, 1.0, open_low=False)
-        _check_float(self, "dirichlet_alpha", 0.0, math.inf, open_low=True)
-        _check_float(self, "temperature", 0.0, math.inf, open_low=False)
-        _check_float(self, "pb_c_init", 0.0, math.inf, open_low=False)
-        _check_float(self, "pb_c_base", 0.0, math.inf, open_low=True)
+        for name in ("num_simulations", "max_depth", "max_num_considered_actions"):
+            value = getattr(self, name)
+            if value is not None or name != "max_depth":
+                object.__setattr__(self, name, checks.integer(value, f"SearchSettings.{name}", least=1))
+        # Floats, so that equal settings hash equal.
+        for name, positive, most in (
+            ("gumbel_scale", False, None),
+            ("dirichlet_fraction", False, 1.0),
+            ("dirichlet_alpha", True, None),
+            ("temperature", False, None),
+            ("pb_c_init", False, None),
+            ("pb_c_base", True, None),
+        ):
+            value = checks.number(
+                getattr(self, name), f"SearchSettings.{name}", least=0.0, most=most, positive=positive
+            )
+            object.__setattr__(self, name, value)
 
     def replace(self, **changes: Any) -> SearchSettings:
         """A copy with the given fields replaced (validated again)."""
@@ -116,7 +105,5 @@ class SearchSettings:
         Raises:
           ValueError: on an unknown field (or a bad value, as the constructor).
         """
-        unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown SearchSettings fields {unknown}")
+        checks.known_fields(cls, data)
         return cls(**data)

@@ -40,6 +40,8 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from gojax._core import checks
+
 __all__ = [
     "DATA_AXIS",
     "batch_sharding",
@@ -64,17 +66,13 @@ def make_mesh(num_devices: int | None = None, devices: Sequence[jax.Device] | No
         of every process).
 
     Raises:
+      TypeError: if ``num_devices`` is not an int.
       ValueError: if ``num_devices`` is not in ``[1, len(devices)]``.
     """
     devices = list(jax.devices() if devices is None else devices)
     if num_devices is None:
         num_devices = len(devices)
-    if (
-        isinstance(num_devices, bool)
-        or not isinstance(num_devices, int)
-        or not 1 <= num_devices <= len(devices)
-    ):
-        raise ValueError(f"num_devices must be an int in [1, {len(devices)}], got {num_devices!r}")
+    num_devices = checks.integer(num_devices, "num_devices", least=1, most=len(devices))
     return Mesh(np.array(devices[:num_devices]), (DATA_AXIS,))
 
 

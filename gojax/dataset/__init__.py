@@ -47,6 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax import symmetry
+from gojax._core import checks
 from gojax._core.types import GoConfig
 from gojax.dataset._build import build_dataset, load_records
 from gojax.dataset._store import MoveDataset
@@ -125,12 +126,12 @@ def batches(
       drop_remainder: skip the last, smaller batch of an epoch.
 
     Raises:
+      TypeError: for a ``batch_size`` or ``epochs`` that is not an int.
       ValueError: for a non-positive ``batch_size`` or ``epochs``, or an empty dataset.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    if epochs is not None and (not isinstance(epochs, int) or epochs < 1):
-        raise ValueError(f"epochs must be a positive int or None, got {epochs!r}")
+    batch_size = checks.integer(batch_size, "batch_size", least=1)
+    if epochs is not None:
+        epochs = checks.integer(epochs, "epochs", least=1)
     count = len(dataset)
     if count == 0:
         raise ValueError("the dataset is empty")

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax._core import checks
 from gojax._core.rules import init, legal_action_mask, step
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
 from gojax._host.diagram import from_board
@@ -191,16 +192,14 @@ def build_dataset(
       A :class:`MoveDataset`.
 
     Raises:
+      TypeError: for a ``board_size`` or ``games_per_call`` that is not an int.
       ValueError: for an empty or missing source, a ``board_size`` outside
         2..25 or with no games, a bad ``games_per_call``, an unknown
         observation, or features that are not ``[N, N, C]``.
     """
-    if board_size is not None and (
-        isinstance(board_size, bool) or not isinstance(board_size, int) or not 2 <= board_size <= 25
-    ):
-        raise ValueError(f"board_size must be an int in 2..25, got {board_size!r}")
-    if isinstance(games_per_call, bool) or not isinstance(games_per_call, int) or games_per_call < 1:
-        raise ValueError(f"games_per_call must be a positive int, got {games_per_call!r}")
+    if board_size is not None:
+        board_size = checks.integer(board_size, "board_size", least=2, most=25)
+    games_per_call = checks.integer(games_per_call, "games_per_call", least=1)
     spec = find_observation(observation)
     records, skipped = load_records(source, **read_kwargs)
     if not records:

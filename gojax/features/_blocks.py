@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core import checks
 from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
@@ -186,8 +187,7 @@ def one_hot_planes(values: jax.Array, num: int = 8) -> jax.Array:
       values: ``int[N, N]``.
       num: number of planes (static), at least 1.
     """
-    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
-        raise ValueError(f"num must be a positive int, got {num!r}")
+    num = checks.integer(num, "num", least=1)
     levels = jnp.arange(1, num + 1, dtype=jnp.int32)
     capped = jnp.minimum(jnp.asarray(values).astype(jnp.int32), num)
     return capped[..., None] == levels

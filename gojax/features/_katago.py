@@ -270,7 +270,8 @@ def katago_planes(
       ``(spatial, global)``: ``dtype[N, N, C]`` and ``float32[G]``.
 
     Raises:
-      ValueError: for an unknown ``layout`` or ``area``, or a bad ``ladder_chunk``.
+      TypeError: for a ``ladder_chunk`` that is not an int.
+      ValueError: for an unknown ``layout`` or ``area``, or a ``ladder_chunk`` below 1.
     """
     _check_layout(layout)
     if area not in _AREAS:

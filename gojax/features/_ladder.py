@@ -57,6 +57,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
+from gojax._core import checks
 from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains
@@ -233,8 +234,7 @@ def _escape_read(config, state, move, prey, active):
 
 
 def _check_chunk(chunk) -> None:
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    checks.integer(chunk, "chunk", least=1)
 
 
 def _plane(config, state, candidates, prey_of, read, legal, chunk):

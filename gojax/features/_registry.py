@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping
 
 import jax
 
+from gojax._core import checks
 from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
 from gojax.features._alphago import ALPHAGO_NUM_CHANNELS, ALPHAGO_VALUE_NUM_CHANNELS, alphago_planes
@@ -97,11 +98,7 @@ class ObservationSpec:
             raise ValueError(f"observation {self.name!r}: observe must be callable, got {self.observe!r}")
         count = self.num_channels
         if count is not None and not callable(count):
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise ValueError(
-                    f"observation {self.name!r}: num_channels must be a positive int, a function "
-                    f"of the config or None, got {count!r}"
-                )
+            checks.integer(count, f"observation {self.name!r}: num_channels", least=1)
 
     def __call__(self, config: GoConfig, state: GoState, history: BoardHistory | None = None) -> jax.Array:
         """``[N, N, C]`` planes of ONE game; ``history`` is required when :attr:`needs_history`.

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from gojax._core import checks
 from gojax._core.types import GoConfig
 
 if TYPE_CHECKING:  # gojax.alphazero needs flax: imported only where an AlphaZero player is loaded
@@ -44,13 +45,6 @@ class Level:
     family: str
     cost: float = 1.0
     jit: bool = True
-
-
-def _positive_int(owner: str, name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{owner}.{name} must be an int, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{owner}.{name} must be >= 1, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +81,8 @@ class PlayerSpec:
     def __post_init__(self):
         if self.kind not in PLAYERS:
             raise ValueError(f"PlayerSpec.kind must be one of {', '.join(PLAYERS)}, got {self.kind!r}")
-        _positive_int("PlayerSpec", "simulations", self.simulations)
-        _positive_int("PlayerSpec", "playouts", self.playouts)
+        for name in ("simulations", "playouts"):
+            object.__setattr__(self, name, checks.integer(getattr(self, name), f"PlayerSpec.{name}", least=1))
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"PlayerSpec.rollout must be 'random' or 'heuristic', got {self.rollout!r}")
         if self.kind == "az" and not self.checkpoint:
@@ -97,8 +91,7 @@ class PlayerSpec:
             )
         if self.search is not None and self.kind != "az":
             raise ValueError(f"PlayerSpec.search is for kind 'az', not {self.kind!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TypeError(f"PlayerSpec.seed must be an int, got {self.seed!r}")
+        object.__setattr__(self, "seed", checks.integer(self.seed, "PlayerSpec.seed"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,6 +23,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
+from gojax._core import checks
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, own_eyes, result_for
@@ -50,10 +51,7 @@ class PureMonteCarlo:
     avoid_eyes: bool = True
 
     def __post_init__(self):
-        if isinstance(self.num_playouts, bool) or not isinstance(self.num_playouts, int):
-            raise ValueError(f"num_playouts must be an int, got {self.num_playouts!r}")
-        if self.num_playouts < 1:
-            raise ValueError(f"num_playouts must be >= 1, got {self.num_playouts}")
+        object.__setattr__(self, "num_playouts", checks.integer(self.num_playouts, "num_playouts", least=1))
 
     def candidates(self, config: GoConfig, state: GoState) -> jax.Array:
         """``bool[A]``: the moves this player considers (legal, not an own eye)."""

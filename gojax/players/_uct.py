@@ -70,6 +70,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax._core import checks
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, result_for
@@ -144,10 +145,8 @@ class UCTPlayer:
     max_depth: int | None = None
 
     def __post_init__(self):
-        if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, int):
-            raise ValueError(f"num_simulations must be an int, got {self.num_simulations!r}")
-        if self.num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {self.num_simulations}")
+        simulations = checks.integer(self.num_simulations, "num_simulations", least=1)
+        object.__setattr__(self, "num_simulations", simulations)
         if not math.isfinite(float(self.c)) or float(self.c) < 0:
             raise ValueError(f"c must be a finite number >= 0, got {self.c!r}")
 

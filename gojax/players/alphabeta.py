@@ -44,6 +44,8 @@ import time
 
 import numpy as np
 
+from gojax._core import checks
+
 __all__ = ["PASS", "SolveResult", "TinyGo", "solve"]
 
 PASS = -1
@@ -74,8 +76,7 @@ class TinyGo:
     """
 
     def __init__(self, size: int, komi: float = 0.0, seed: int = 0):
-        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 5:
-            raise ValueError(f"size must be an int in [1, 5], got {size!r}")
+        size = checks.integer(size, "size", least=1, most=5)
         self.size = size
         self.points = size * size
         self.komi = float(komi)

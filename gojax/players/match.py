@@ -42,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax._core import checks
 from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
@@ -81,9 +82,7 @@ class GameRecords:
 def _ply_limit(config: GoConfig, max_moves: int | None) -> int:
     if max_moves is None:
         return config.move_cap
-    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-        raise ValueError(f"max_moves must be None or a positive int, got {max_moves!r}")
-    return min(max_moves, config.move_cap)
+    return min(checks.integer(max_moves, "max_moves", least=1), config.move_cap)
 
 
 def play_games(
@@ -249,12 +248,12 @@ def play_match(
       :class:`MatchResult`.
 
     Raises:
+      TypeError: for a ``num_games``, ``batch_size`` or ``max_moves`` that is not an int.
       ValueError: on an odd or non-positive ``num_games`` or a bad ``batch_size``.
     """
-    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 2 or num_games % 2:
-        raise ValueError(f"num_games must be an even int >= 2, got {num_games!r}")
-    batch = num_games if batch_size is None else batch_size
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 2 or batch % 2 or num_games % batch:
+    num_games = checks.integer(num_games, "num_games", least=2, even=True)
+    batch = num_games if batch_size is None else checks.integer(batch_size, "batch_size", least=2, even=True)
+    if num_games % batch:
         raise ValueError(f"batch_size must be an even int dividing num_games={num_games}, got {batch_size!r}")
     _ply_limit(config, max_moves)
     run = compiled.jitted(play_games, config, player_a, player_b, max_moves=max_moves)

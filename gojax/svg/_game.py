@@ -31,6 +31,7 @@ import jax
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core import checks
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
 from gojax._host.atomic import atomic_write
 from gojax._host.diagram import render_board
@@ -105,9 +106,10 @@ class GameView:
 
     def _frame_index(self, t: int) -> int:
         frames = len(self)
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not -frames <= t < frames:
-            raise ValueError(f"frame must be an int in [0, {frames}) (or negative from the end), got {t!r}")
-        return int(t) % frames
+        try:
+            return checks.integer(t, "frame", least=-frames, most=frames - 1) % frames
+        except TypeError as error:  # game_view reports inputs of the wrong type as ValueError
+            raise ValueError(str(error)) from None
 
     def __len__(self) -> int:
         return int(self.boards.shape[0])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
+from gojax._core import checks
 from gojax._core.types import GoConfig, KoRule
 from gojax.alphazero import (
     NetworkConfig,
@@ -131,19 +132,12 @@ class TrainConfig:
 
     def __post_init__(self):
         for name in ("size", "blocks", "channels", "batch", "moves_per_iteration", "train_batch"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"TrainConfig.{name} must be an int, got {value!r}")
-            if value < (0 if name == "blocks" else 1):
-                raise ValueError(f"TrainConfig.{name} must be positive, got {value!r}")
-        for name in ("eval_games", "final_eval_games", "gnugo_games"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 2:
-                raise ValueError(
-                    f"TrainConfig.{name} must be an even int >= 0 (colours alternate), got {value!r}"
-                )
-        if not float(self.minutes) >= 0:
-            raise ValueError(f"TrainConfig.minutes must be >= 0, got {self.minutes!r}")
+            value = checks.integer(getattr(self, name), f"TrainConfig.{name}", least=int(name != "blocks"))
+            object.__setattr__(self, name, value)
+        for name in ("eval_games", "final_eval_games", "gnugo_games"):  # colours alternate
+            value = checks.integer(getattr(self, name), f"TrainConfig.{name}", least=0, even=True)
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "minutes", checks.number(self.minutes, "TrainConfig.minutes", least=0.0))
         for name in ("eval_opponents", "final_eval_opponents"):
             unknown = sorted(set(getattr(self, name)) - set(OPPONENTS))
             if unknown:
@@ -210,12 +204,10 @@ class TrainConfig:
         """Inverse of :meth:`to_dict` (missing fields take their defaults).
 
         Raises:
+          TypeError: naming the field and the value, for a value of the wrong type.
           ValueError: on an unknown field or a bad value.
         """
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown TrainConfig fields {unknown}")
+        checks.known_fields(cls, data)
         data = dict(data)
         for name in ("eval_opponents", "final_eval_opponents"):
             if name in data:

@@ -31,6 +31,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from gojax._core import checks
 from gojax._core.types import GoConfig
 from gojax._host.atomic import atomic_write
 from gojax.alphazero import PLAY_SETTINGS, AlphaZeroPlayer, Observation, SearchSettings, basic_planes
@@ -119,12 +120,12 @@ class Evaluator:
         """``num_games`` games (even) of the agent against baseline ``name``.
 
         Raises:
+          TypeError: for a ``num_games`` that is not an int.
           ValueError: for an unknown baseline or a bad number of games.
         """
         if name not in self.baselines:
             raise ValueError(f"unknown baseline {name!r}; have {sorted(self.baselines)}")
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 2 or num_games % 2:
-            raise ValueError(f"num_games must be an even int >= 2, got {num_games!r}")
+        num_games = checks.integer(num_games, "num_games", least=2, even=True)
         batch = num_games if self.batch_size is None else min(self.batch_size, num_games)
         if batch % 2 or num_games % batch:
             raise ValueError(f"batch_size {self.batch_size} must be even and divide num_games={num_games}")
@@ -177,10 +178,10 @@ def play_gnugo(
 
     Raises:
       FileNotFoundError: if GNU Go is not installed.
-      ValueError: for an odd ``num_games``.
+      TypeError: for a ``num_games`` that is not an int.
+      ValueError: for an odd ``num_games`` or one below 2.
     """
-    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 2 or num_games % 2:
-        raise ValueError(f"num_games must be an even int >= 2, got {num_games!r}")
+    num_games = checks.integer(num_games, "num_games", least=2, even=True)
     player = PlayerSpec(
         kind="az", simulations=settings.num_simulations, checkpoint=checkpoint, search=settings, seed=seed
     )
