@@ -273,7 +273,7 @@ def _echo(row: dict) -> None:
     print(
         f"  {row['engine']:28s} {row['size']}x{row['size']} batch {row['batch']:6d}: "
         f"{row['rate']:12,.0f} {row['unit']} (min {row['rate_min']:,.0f}, max {row['rate_max']:,.0f})  "
-        f"x{row['ratio']:.2f} {row['ratio_to']}",
+        f"x{row['ratio']:.3g} {row['ratio_to']}",
         flush=True,
     )
 
@@ -330,7 +330,7 @@ def _report(args, rows, device) -> None:
     print("\n| what | board | batch | rate (median) | min - max | ratio | compile (s) | bytes/state |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ratio = "" if np.isnan(r["ratio"]) else f"{r['ratio']:.2f} x {r['ratio_to']}"
+        ratio = "" if np.isnan(r["ratio"]) else f"{r['ratio']:.3g} x {r['ratio_to']}"
         compiled = "" if np.isnan(r["compile_s"]) else f"{r['compile_s']:.1f}"
         print(
             f"| {r['engine']} | {r['size']}x{r['size']} | {r['batch']} | {r['rate']:,.0f} {r['unit']} | "
