@@ -1,107 +1,214 @@
-"""Random-play throughput: gojax vs pgx vs OpenSpiel, side by side in one process.
+"""Whole-game random-play throughput: gojax rules, gojax GoEnv and pgx side by side, plus features.
 
-Each engine plays uniformly random *legal* moves (sampled from its legal-action
-mask; gojax with the full default rules, positional superko in the mask) with
-finished games reset in place. The JAX engines run ``--steps`` moves per
-jitted ``lax.scan``; OpenSpiel's C++ game is driven from Python, one thread.
-Steps/s exclude compile time and are the median of ``--repeats`` runs;
-compile time is that of the whole jitted scan (lowering and XLA compilation).
+Each engine plays uniformly random *legal* moves from its own legal mask and
+restarts finished games with its own auto-reset: ``gojax`` (the rules alone:
+``step`` + ``legal_action_mask`` + ``reset_if_done``, positional superko),
+``goenv`` (``gojax.env.GoEnv``, default 17-plane ``bool`` observation, like
+pgx's ``step``), ``pgx`` (``pgx.make("go_NxN")``, ``pgx.experimental.auto_reset``)
+and ``openspiel`` (its C++ game from Python, one thread, games back to back).
 
-    python experiments/benchmark.py                       # quick: 9x9 and 19x19, batch 1..1024
-    python experiments/benchmark.py --batches 1 64 1024 16384 --repeats 5
+Whole games: ``--warmup-games`` games play ``--warmup`` moves (default the
+move cap ``2*N*N``), game ``i`` restarted at a random step, so their plies are
+spread over whole games; the batch is tiled from them (copies diverge at
+once), and one untimed scan of ``--steps`` moves precedes the timed ones.
+Under ``jax.vmap`` a while loop runs as long as the batch's slowest game, so
+this is the rate of a long self-play run, not of the opening.
 
-Prints one table, writes ``experiments/results/benchmark.csv`` and a log-log
-plot ``experiments/results/benchmark.png`` (throughput vs batch size).
+Each figure is the median of ``--repeats`` timed scans (min and max in the
+CSV); in a repeat the engines run one after the other, and a ratio to pgx is
+the median of the per-repeat ratios. Compile time: ``lower().compile()`` of
+each jitted scan. Bytes per state: ``GoState``, ``EnvState`` (with its
+observation), pgx ``State``. Features: boards/s of ``step``, the legal mask
+and each ``gojax.features.OBSERVATIONS`` preset on ``--feature-batch``
+whole-game positions, with the ratio to ``step`` of the same repeat.
+
+Quick mode (about 2 minutes on a calm 2-core CPU), then the full mode, from the
+repository root (``PYTHONPATH=.`` times this checkout's gojax)::
+
+    PYTHONPATH=. python experiments/benchmark.py --quick
+    PYTHONPATH=. python experiments/benchmark.py --sizes 9 19 --batches 1 256 1024 --repeats 3
+
+Prints one Markdown table and writes ``<out>/benchmark.csv`` and
+``<out>/benchmark.png`` (``--out``, default ``experiments/results``).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import gojax
+from gojax import features
+from gojax.env import GoEnv, auto_reset
 from gojax.players import sample_uniform
 
 RESULTS = Path(__file__).resolve().parent / "results"
+FIELDS = [
+    "section", "engine", "size", "batch", "rate", "rate_min", "rate_max", "unit",
+    "ratio", "ratio_to", "compile_s", "bytes_per_state",
+]  # fmt: skip
 
 
-def _state_bytes(state) -> int:
-    return int(sum(np.asarray(leaf).nbytes for leaf in jax.tree.leaves(state)))
+def _bytes(tree) -> int:
+    return int(sum(leaf.size * np.dtype(leaf.dtype).itemsize for leaf in jax.tree.leaves(tree)))
 
 
-def gojax_runner(size: int, batch: int, steps: int):
-    """``(run, state, bytes_per_state)``: ``run(state, key)`` plays ``steps`` moves in every game."""
+def _where(flags: jax.Array, new, old):
+    """Per game of a batch: ``new`` where ``flags``, else ``old``."""
+    return jax.tree.map(lambda n, o: jnp.where(flags.reshape((-1,) + (1,) * (o.ndim - 1)), n, o), new, old)
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """A batched random player: ``fresh(key, n)`` new games, ``move(state, key)`` one move in each."""
+
+    name: str
+    fresh: Callable[[jax.Array, int], Any]
+    move: Callable[[Any, jax.Array], Any]
+    bytes_per_state: int
+
+
+def gojax_engine(size: int) -> Engine:
     config = gojax.GoConfig(size=size)
     step = jax.vmap(functools.partial(gojax.step, config))
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
     reset = jax.vmap(functools.partial(gojax.reset_if_done, config))
-    fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
 
-    def one(state, key):
+    def fresh(key, n):
+        return jax.vmap(lambda _: gojax.init(config))(jnp.arange(n))
+
+    def move(state, key):
         return reset(step(state, sample_uniform(key, legal(state))))
 
-    @jax.jit
-    def run(state, key):
-        return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
-
-    step_only = (jax.jit(step), (fresh, jnp.zeros((batch,), jnp.int32)))
-    return run, fresh, _state_bytes(gojax.init(config)), step_only
+    return Engine("gojax", fresh, move, _bytes(jax.eval_shape(functools.partial(gojax.init, config))))
 
 
-def pgx_runner(size: int, batch: int, steps: int):
+def goenv_engine(size: int, observation: str | None = "alphago_zero") -> Engine:
+    env = GoEnv(gojax.GoConfig(size=size), observation=observation)
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    def fresh(key, n):
+        return jax.vmap(env.init)(jax.random.split(key, n))
+
+    def move(state, key):
+        return step(state, sample_uniform(key, state.legal_action_mask))
+
+    return Engine("goenv", fresh, move, _bytes(jax.eval_shape(lambda: env.init(None))))
+
+
+def pgx_engine(size: int) -> Engine:
     import pgx
+    from pgx.experimental import auto_reset as pgx_auto_reset
 
     env = pgx.make(f"go_{size}x{size}")
-    init, step = jax.vmap(env.init), jax.vmap(env.step)
-    state = jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    step = jax.vmap(pgx_auto_reset(env.step, env.init))
 
-    def one(state, key):
-        key_action, key_reset = jax.random.split(key)
-        state = step(state, sample_uniform(key_action, state.legal_action_mask))
-        done = state.terminated | state.truncated
-        fresh = init(jax.random.split(key_reset, batch))
-        return jax.tree.map(
-            lambda s, f: jnp.where(done.reshape((-1,) + (1,) * (s.ndim - 1)), f, s), state, fresh
-        )
+    def fresh(key, n):
+        return jax.vmap(env.init)(jax.random.split(key, n))
+
+    def move(state, key):
+        action_key, step_key = jax.random.split(key)
+        actions = sample_uniform(action_key, state.legal_action_mask)
+        return step(state, actions, jax.random.split(step_key, actions.shape[0]))
+
+    return Engine("pgx", fresh, move, _bytes(jax.eval_shape(env.init, jax.random.PRNGKey(0))))
+
+
+ENGINES = {"gojax": gojax_engine, "goenv": goenv_engine, "pgx": pgx_engine}
+
+
+def steady_state(engine: Engine, games: int, warmup: int, key: jax.Array):
+    """``games`` games at spread-out plies: ``warmup`` moves, game ``i`` restarted at a random step."""
+    restart = jax.random.randint(key, (games,), 0, warmup)
+
+    def body(state, inputs):
+        t, k = inputs
+        move_key, fresh_key = jax.random.split(k)
+        state = engine.move(state, move_key)
+        return _where(restart == t, engine.fresh(fresh_key, games), state), None
 
     @jax.jit
-    def run(state, key):
-        return jax.lax.scan(lambda s, k: (one(s, k), None), state, jax.random.split(key, steps))[0]
+    def run(key):
+        state = engine.fresh(key, games)
+        return jax.lax.scan(body, state, (jnp.arange(warmup), jax.random.split(key, warmup)))[0]
 
-    single = jax.tree.map(lambda x: x[0], state)
-    step_only = (jax.jit(step), (state, jnp.zeros((batch,), jnp.int32)))
-    return run, state, _state_bytes(single), step_only
+    return jax.block_until_ready(run(jax.random.fold_in(key, 1)))
 
 
-def measure_jax(factory, size, batch, steps, repeats):
-    run, state, nbytes, (step_only, step_args) = factory(size, batch, steps)
-    start = time.perf_counter()
-    step_only.lower(*step_args).compile()
-    step_compile_s = time.perf_counter() - start
-    key = jax.random.PRNGKey(1)
-    start = time.perf_counter()
-    run = run.lower(state, key).compile()
-    compile_s = time.perf_counter() - start
-    state = jax.block_until_ready(run(state, key))
-    rates = []
-    for repeat in range(repeats):
-        key = jax.random.fold_in(key, repeat)
+def tile(state, batch: int):
+    """``batch`` games taken round-robin from the games of ``state``."""
+    return jax.tree.map(lambda x: x[jnp.arange(batch) % x.shape[0]], state)
+
+
+def _timed(function, *args) -> float:
+    begin = time.perf_counter()
+    jax.block_until_ready(function(*args))
+    return time.perf_counter() - begin
+
+
+def measure_engines(names, size, batches, args) -> list[dict]:
+    """Whole-game moves per second of each engine and batch (rows of the CSV)."""
+    warmup = args.warmup or 2 * size * size
+    rows = []
+    pools = {}
+    for name in names:
+        engine = ENGINES[name](size)
         begin = time.perf_counter()
-        state = jax.block_until_ready(run(state, key))
-        rates.append(batch * steps / (time.perf_counter() - begin))
-    return statistics.median(rates), compile_s, step_compile_s, nbytes
+        pool = steady_state(engine, args.warmup_games, warmup, jax.random.PRNGKey(size))
+        pools[name] = (engine, pool)
+        seconds = time.perf_counter() - begin
+        print(f"  {name} {size}x{size}: {args.warmup_games} games warmed up in {seconds:.1f} s", flush=True)
+    for batch in batches:
+        runs = {}
+        for name, (engine, pool) in pools.items():
+            if name == "pgx" and batch > args.pgx_max_batch:
+                continue
+
+            def scan(state, key, engine=engine):
+                def body(carry, k):
+                    return engine.move(carry, k), None
+
+                return jax.lax.scan(body, state, jax.random.split(key, args.steps))[0]
+
+            state = tile(pool, batch)
+            key = jax.random.PRNGKey(batch)
+            begin = time.perf_counter()
+            compiled = jax.jit(scan).lower(state, key).compile()
+            compile_s = time.perf_counter() - begin
+            state = jax.block_until_ready(compiled(state, key))  # untimed: copies diverge
+            runs[name] = dict(run=compiled, state=state, compile_s=compile_s, seconds=[])
+        for repeat in range(args.repeats):
+            for entry in runs.values():
+                key = jax.random.PRNGKey(1000 * repeat + batch)
+                begin = time.perf_counter()
+                entry["state"] = jax.block_until_ready(entry["run"](entry["state"], key))
+                entry["seconds"].append(time.perf_counter() - begin)
+        for name, entry in runs.items():
+            rates = [batch * args.steps / s for s in entry["seconds"]]
+            ratio = float("nan")
+            if "pgx" in runs:
+                ratio = statistics.median(
+                    p / s for s, p in zip(entry["seconds"], runs["pgx"]["seconds"], strict=True)
+                )
+            rows.append(_row("engines", name, size, batch, rates, "moves/s", ratio, "pgx",
+                             entry["compile_s"], pools[name][0].bytes_per_state))  # fmt: skip
+            _echo(rows[-1])
+    return rows
 
 
-def measure_openspiel(size, seconds, repeats):
+def measure_openspiel(size: int, seconds: float, repeats: int) -> dict:
     import pyspiel
 
     game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
@@ -116,172 +223,126 @@ def measure_openspiel(size, seconds, repeats):
             state.apply_action(legal[rng.integers(len(legal))])
             moves += 1
         rates.append(moves / (time.perf_counter() - begin))
-    return statistics.median(rates)
+    row = _row("engines", "openspiel", size, 1, rates, "moves/s", float("nan"), "", float("nan"), 0)
+    _echo(row)
+    return row
 
 
-def measure_features(size: int, batch: int, repeats: int, presets) -> list[dict]:
-    """Boards per second of each feature preset, beside ``step`` and the legal mask,
-    on a batch of mid-game positions (random legal play, ``P // 2`` moves)."""
-    from gojax import features
-
+def measure_features(size: int, batch: int, names, args) -> list[dict]:
+    """Boards per second of ``step``, the legal mask and each observation on whole-game positions."""
     config = gojax.GoConfig(size=size)
-    step = jax.vmap(functools.partial(gojax.step, config))
-    legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
-    push = jax.vmap(functools.partial(features.history_push, config))
-
-    @jax.jit
-    def advance(carry, key):
-        state, history = carry
-        state = step(state, sample_uniform(key, legal(state).at[:, -1].set(False)))
-        return (state, push(history, state)), None
-
-    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
-    history = jax.vmap(functools.partial(features.history_init, config))(state)
-    keys = jax.random.split(jax.random.PRNGKey(2), config.num_points // 2)
-    (state, history), _ = jax.lax.scan(advance, (state, history), keys)
-    actions = sample_uniform(jax.random.PRNGKey(3), legal(state))
+    engine = goenv_engine(size, observation=None)
+    state = steady_state(engine, batch, args.warmup or 2 * size * size, jax.random.PRNGKey(7))
+    game, history = state.game, state.history
+    actions = sample_uniform(jax.random.PRNGKey(3), state.legal_action_mask)
     candidates = {
-        "step": (lambda s, h: step(s, actions), "rules"),
-        "legal_action_mask": (lambda s, h: legal(s), "rules"),
-        "alphago_zero (bool)": (
-            jax.vmap(functools.partial(features.alphago_zero_planes, config, dtype=jnp.bool_)),
-            "features",
-        ),
-        "alphago_zero (float32)": (
-            jax.vmap(functools.partial(features.alphago_zero_planes, config)),
-            "features",
-        ),
-        "alphago (48 planes)": (jax.vmap(functools.partial(features.alphago_planes, config)), "features"),
-        "katago (planes + globals)": (
-            jax.vmap(functools.partial(features.katago_planes, config)),
-            "features",
-        ),
+        "step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions),
+        "legal_action_mask": lambda g, h: jax.vmap(functools.partial(gojax.legal_action_mask, config))(g),
     }
+    for name in names:
+        spec = features.OBSERVATIONS[name]
+        candidates[f"{name} ({spec.num_channels} planes)"] = jax.vmap(functools.partial(spec, config))
+    runs = {}
+    for what, function in candidates.items():
+        begin = time.perf_counter()
+        runs[what] = jax.jit(function).lower(game, history).compile()
+        runs[what](game, history)
+        runs[what] = (runs[what], time.perf_counter() - begin, [])
+    for _ in range(args.repeats):  # each timing: enough calls for about 0.2 s
+        for run, _compile_s, seconds in runs.values():
+            calls = max(1, int(0.2 / max(_timed(run, game, history), 1e-6)))
+            seconds.append(_timed(lambda r=run, c=calls: [r(game, history) for _ in range(c)]) / calls)
     rows = []
-    for name, (function, kind) in candidates.items():
-        if kind == "features" and not any(name.startswith(p) for p in presets):
-            continue
-        run = jax.jit(function)
-        start = time.perf_counter()
-        jax.block_until_ready(run(state, history))
-        compile_s = time.perf_counter() - start
-        rates = []
-        for _ in range(repeats):
-            begin = time.perf_counter()
-            jax.block_until_ready(run(state, history))
-            rates.append(batch / (time.perf_counter() - begin))
-        rows.append(
-            dict(
-                what=name, size=size, batch=batch, boards_per_s=statistics.median(rates), compile_s=compile_s
-            )
-        )
-        print(
-            f"  {name:24s} {size}x{size} batch {batch}: {rows[-1]['boards_per_s']:12,.0f} boards/s  "
-            f"(first call {compile_s:.1f} s)",
-            flush=True,
-        )
+    for what, (_run, compile_s, seconds) in runs.items():
+        rates = [batch / s for s in seconds]
+        ratio = statistics.median(s / w for w, s in zip(seconds, runs["step"][2], strict=True))
+        rows.append(_row("features", what, size, batch, rates, "boards/s", ratio, "step", compile_s, 0))
+        _echo(rows[-1])
     return rows
 
 
+def _row(section, engine, size, batch, rates, unit, ratio, ratio_to, compile_s, nbytes) -> dict:
+    """One row of the CSV: the median of ``rates`` and their spread."""
+    rate, low, high = statistics.median(rates), min(rates), max(rates)
+    return dict(section=section, engine=engine, size=size, batch=batch, rate=rate, rate_min=low,
+                rate_max=high, unit=unit, ratio=ratio, ratio_to=ratio_to, compile_s=compile_s,
+                bytes_per_state=nbytes)  # fmt: skip
+
+
+def _echo(row: dict) -> None:
+    print(
+        f"  {row['engine']:28s} {row['size']}x{row['size']} batch {row['batch']:6d}: "
+        f"{row['rate']:12,.0f} {row['unit']} (min {row['rate_min']:,.0f}, max {row['rate_max']:,.0f})  "
+        f"x{row['ratio']:.3g} {row['ratio_to']}",
+        flush=True,
+    )
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256, 1024])
-    parser.add_argument("--steps", type=int, default=64, help="moves per jitted scan")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--engines", nargs="+", default=["gojax", "pgx", "openspiel"])
-    parser.add_argument(
-        "--pgx-max-batch", type=int, default=4096, help="skip pgx above this batch (it is slow on CPU)"
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    add = parser.add_argument
+    add(
+        "--quick",
+        action="store_true",
+        help="a check of the whole script in about 2 minutes on a 2-core CPU: 9x9, batches 1 and 64, "
+        "16 moves, 1 repeat, 16 warm-up games, basic and alphago_zero at 9x9 batch 256",
     )
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--features",
-        nargs="*",
-        default=["alphago_zero"],
-        help="feature presets to time at 19x19 (alphago_zero, alphago, katago); none to skip",
-    )
-    parser.add_argument("--feature-batch", type=int, default=1024)
-    parser.add_argument("--only-features", action="store_true", help="skip the engine comparison")
+    add("--sizes", type=int, nargs="+", default=[9, 19])
+    add("--batches", type=int, nargs="+", default=[1, 256, 1024])
+    add("--steps", type=int, default=64, help="moves per timed jitted scan (default 64)")
+    add("--repeats", type=int, default=3, help="timed scans; figures are their median (default 3)")
+    add("--warmup", type=int, default=None, help="warm-up moves (default the move cap 2*N*N)")
+    add("--warmup-games", type=int, default=64, help="distinct games of the steady state (default 64)")
+    add("--engines", nargs="+", default=["gojax", "goenv", "pgx", "openspiel"])
+    add("--pgx-max-batch", type=int, default=4096, help="skip pgx above this batch (slow on CPU)")
+    add("--features", nargs="*", default=None, help="observations to time (default: all registered)")
+    add("--no-features", action="store_true", help="skip the features section")
+    add("--feature-size", type=int, default=19)
+    add("--feature-batch", type=int, default=1024)
+    add("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.batches, args.steps, args.repeats = [9], [1, 64], 16, 1
+        args.warmup_games, args.feature_size, args.feature_batch = 16, 9, 256
+        args.features = args.features or ["basic", "alphago_zero"]
+    names = list(features.OBSERVATIONS) if not args.features else args.features
     args.out.mkdir(parents=True, exist_ok=True)
     device = jax.devices()[0]
     print(f"JAX {jax.__version__} on {device.platform} ({device.device_kind}), {os.cpu_count()} CPU cores")
-
     rows = []
-    if args.only_features:
-        args.sizes = []
     for size in args.sizes:
-        for batch in args.batches:
-            results = {}
-            for engine, factory in (("gojax", gojax_runner), ("pgx", pgx_runner)):
-                if engine == "pgx" and batch > args.pgx_max_batch:
-                    continue
-                if engine in args.engines:
-                    results[engine] = measure_jax(factory, size, batch, args.steps, args.repeats)
-            for engine, (rate, compile_s, step_compile_s, nbytes) in results.items():
-                ratio = rate / results["pgx"][0] if "pgx" in results else float("nan")
-                rows.append(
-                    dict(
-                        engine=engine,
-                        size=size,
-                        batch=batch,
-                        steps_per_s=rate,
-                        ratio_to_pgx=ratio,
-                        compile_s=compile_s,
-                        step_compile_s=step_compile_s,
-                        bytes_per_state=nbytes,
-                    )
-                )
-                print(
-                    f"  {engine:9s} {size}x{size} batch {batch:6d}: {rate:12,.0f} steps/s  "
-                    f"x{ratio:6.1f} pgx  compile: loop {compile_s:4.1f} s, step {step_compile_s:4.1f} s  "
-                    f"{nbytes:6d} B/state",
-                    flush=True,
-                )
+        rows += measure_engines([e for e in args.engines if e in ENGINES], size, args.batches, args)
         if "openspiel" in args.engines:
-            rate = measure_openspiel(size, seconds=2.0, repeats=args.repeats)
-            rows.append(
-                dict(
-                    engine="openspiel",
-                    size=size,
-                    batch=1,
-                    steps_per_s=rate,
-                    ratio_to_pgx=float("nan"),
-                    compile_s=0.0,
-                    step_compile_s=0.0,
-                    bytes_per_state=0,
-                )
-            )
-            print(f"  openspiel {size}x{size} (C++ from Python, 1 thread): {rate:,.0f} steps/s", flush=True)
-
+            rows.append(measure_openspiel(size, seconds=2.0, repeats=args.repeats))
+    if not args.no_features:
+        print(f"features, {args.feature_size}x{args.feature_size} whole-game positions:", flush=True)
+        rows += measure_features(args.feature_size, args.feature_batch, names, args)
     if rows:
         _report(args, rows, device)
-    if args.features:
-        print("\nfeature planes vs rules, 19x19 mid-game positions:")
-        feature_rows = measure_features(19, args.feature_batch, args.repeats, args.features)
-        with open(args.out / "features.csv", "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(feature_rows[0]))
-            writer.writeheader()
-            writer.writerows(feature_rows)
 
 
 def _report(args, rows, device) -> None:
     with open(args.out / "benchmark.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
         writer.writerows(rows)
-    print("\n| engine | board | batch | steps/s | x pgx | compile: loop / step (s) | bytes/state |")
-    print("|---|---|---|---|---|---|---|")
-    for row in rows:
-        ratio = "" if np.isnan(row["ratio_to_pgx"]) else f"{row['ratio_to_pgx']:.1f}"
-        compiled = f"{row['compile_s']:.1f} / {row['step_compile_s']:.1f}" if row["compile_s"] else ""
+    print("\n| what | board | batch | rate (median) | min - max | ratio | compile (s) | bytes/state |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ratio = "" if np.isnan(r["ratio"]) else f"{r['ratio']:.3g} x {r['ratio_to']}"
+        compiled = "" if np.isnan(r["compile_s"]) else f"{r['compile_s']:.1f}"
         print(
-            f"| {row['engine']} | {row['size']}x{row['size']} | {row['batch']} | {row['steps_per_s']:,.0f} | "
-            f"{ratio} | {compiled} | {row['bytes_per_state'] or ''} |"
+            f"| {r['engine']} | {r['size']}x{r['size']} | {r['batch']} | {r['rate']:,.0f} {r['unit']} | "
+            f"{r['rate_min']:,.0f} - {r['rate_max']:,.0f} | {ratio} | {compiled} | "
+            f"{r['bytes_per_state'] or ''} |"
         )
     for size in args.sizes:
-        simple = _state_bytes(gojax.init(gojax.GoConfig(size=size, ko_rule="simple")))
-        print(f"gojax {size}x{size} state with ko_rule='simple': {simple} bytes")
+        simple = _bytes(
+            jax.eval_shape(functools.partial(gojax.init, gojax.GoConfig(size=size, ko_rule="simple")))
+        )
+        print(f"gojax {size}x{size} GoState with ko_rule='simple': {simple} bytes")
+    print(f"wrote {args.out / 'benchmark.csv'}")
     _plot(rows, args.out / "benchmark.png", device)
 
 
@@ -294,32 +355,41 @@ def _plot(rows, path, device) -> None:
     except ImportError:
         print("matplotlib not installed: no plot")
         return
-    sizes = sorted({row["size"] for row in rows})
-    figure, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)
-    for axis, size in zip(axes[0], sizes, strict=True):
-        for engine, style in (("gojax", "o-"), ("pgx", "s--")):
+    sizes = sorted({r["size"] for r in rows if r["section"] == "engines"})
+    feats = [r for r in rows if r["section"] == "features"]
+    panels = len(sizes) + bool(feats)
+    figure, axes = plt.subplots(1, panels, figsize=(6 * panels, 4.5), squeeze=False)
+    for axis, size in zip(axes[0], sizes, strict=False):
+        for engine, style in (("gojax", "o-"), ("goenv", "^-"), ("pgx", "s--")):
             points = [
-                (r["batch"], r["steps_per_s"]) for r in rows if r["engine"] == engine and r["size"] == size
+                (r["batch"], r["rate"], r["rate_min"], r["rate_max"])
+                for r in rows
+                if r["section"] == "engines" and r["engine"] == engine and r["size"] == size
             ]
             if points:
-                axis.plot(*zip(*points, strict=True), style, label=engine)
-        for row in rows:
-            if row["engine"] == "openspiel" and row["size"] == size:
-                axis.axhline(
-                    row["steps_per_s"],
-                    color="gray",
-                    linestyle=":",
-                    label="OpenSpiel (C++ from Python, 1 thread)",
-                )
+                x, y, low, high = (np.array(v) for v in zip(*points, strict=True))
+                axis.errorbar(x, y, yerr=[y - low, high - y], fmt=style, capsize=3, label=engine)
+        for r in rows:
+            if r["engine"] == "openspiel" and r["size"] == size:
+                axis.axhline(r["rate"], color="gray", linestyle=":", label="OpenSpiel (C++, 1 thread)")
         axis.set(
             xscale="log",
             yscale="log",
             xlabel="batch size (games)",
-            ylabel="steps / s",
+            ylabel="moves / s (whole games)",
             title=f"{size}x{size} random legal play, {device.platform}",
         )
         axis.grid(True, which="both", alpha=0.3)
         axis.legend()
+    if feats:
+        axis = axes[0][-1]
+        axis.barh([r["engine"] for r in feats], [r["rate"] for r in feats], color="tab:blue")
+        axis.set(
+            xscale="log",
+            xlabel="boards / s",
+            title=f"{feats[0]['size']}x{feats[0]['size']} batch {feats[0]['batch']}, whole-game positions",
+        )
+        axis.invert_yaxis()
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     print(f"wrote {path}")

@@ -10,8 +10,11 @@
 # Then one device call with carry [".whl"] and the command
 #   bash experiments/device_benchmark.sh
 # Extra arguments replace the default benchmark arguments below, e.g. a quick
-# CPU check of the script itself:
-#   OUT=/tmp/out bash experiments/device_benchmark.sh --sizes 9 --batches 4 --steps 4 --repeats 1
+# CPU check of the script itself (see python experiments/benchmark.py --help):
+#   OUT=/tmp/out bash experiments/device_benchmark.sh --quick --engines gojax goenv pgx
+# The default times whole games (a steady state of games at every ply) for the
+# rules alone, GoEnv with its observation and pgx, then every registered
+# observation on 19x19 whole-game positions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-experiments/results/device}
@@ -24,6 +27,6 @@ fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-}
 python3 -c "import jax; print('JAX', jax.__version__, jax.devices())" 2>&1 | tee "$OUT/devices.txt"
 if [ "$#" -eq 0 ]; then
-  set -- --sizes 9 19 --batches 1 1024 16384 65536 --steps 64 --repeats 3 --engines gojax pgx --pgx-max-batch 16384
+  set -- --sizes 9 19 --batches 1 1024 16384 65536 --steps 64 --repeats 3 --engines gojax goenv pgx --pgx-max-batch 16384
 fi
 python3 experiments/benchmark.py "$@" --features --out "$OUT" 2>&1 | tee "$OUT/benchmark.log"
