@@ -5,7 +5,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 (0 empty, 1 black, 2 white, row 0 at the top); a point is ``row * N + col``.
 
 * Compiled rules: :func:`jitted` (one ``jax.jit`` per function and config).
-* Batches of states: :func:`stack_states`, :func:`game_at`.
+* Batches of states: :func:`stack_states`, :func:`game_at`; :func:`without_history` for a simple-ko config.
 * Plain-Python references, independent of gojax: :func:`points_of`, :func:`ref_neighbours`,
   :func:`ref_chain`, :func:`ref_chains`, :func:`ref_grid_neighbours`, :func:`ref_fill`,
   :func:`ref_area_difference`.
@@ -46,6 +46,7 @@ CI = os.environ.get("CI") == "true"
 EXPECTED_SKIPS: dict[str, str] = {
     # regular expression matched against the skip reason -> why CI may skip it
     r"needs an accelerator": "CI runs on CPU only; accelerator tests run where a GPU or TPU is present",
+    r"soak run: opt-in": "the soak run (tests/test_soak.py) runs only with GOJAX_SOAK=1 or -m soak",
 }
 """Skips that stay skips under ``CI=true``: ``{reason pattern: why it is expected}``."""
 
@@ -155,6 +156,14 @@ def stack_states(states: Iterable[Any]) -> Any:
 def game_at(batch: Any, index: int) -> Any:
     """Game ``index`` of a batched pytree (the inverse of :func:`stack_states`)."""
     return jax.tree.map(lambda x: x[index], batch)
+
+
+def without_history(state: gojax.GoState) -> gojax.GoState:
+    """``state`` (any leading axes) with an empty history, as a simple-ko config's functions take it:
+    ``legal_action_mask(simple, without_history(state))`` is what the simple ko rule allows."""
+    lead = state.turn.shape
+    empty = jnp.zeros((*lead, 0), jnp.int16)
+    return state.replace(history=jnp.zeros((*lead, 0, 2), jnp.uint32), history_head=empty, history_prev=empty)
 
 
 # --------------------------------------------------------------------------- plain-Python references

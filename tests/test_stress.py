@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import without_history
 
 import gojax
 from gojax._core import bookkeeping, play
@@ -48,7 +49,7 @@ def _events_runner(config: gojax.GoConfig):
         events = {
             "mask_disagrees_with_step": live & (after.illegal_move == expected_legal),
             "ko_capture": live & (after.ko_point >= 0),
-            "superko_ban": live & jnp.any(legal_simple(state) & ~mask, axis=1),
+            "superko_ban": live & jnp.any(legal_simple(without_history(state)) & ~mask, axis=1),
             "suicide": live & (lost > 0),
             "snapback": live & (taken >= 2) & (action == previous_single_capture),
             "large_capture": live & (taken >= 10),

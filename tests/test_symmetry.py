@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import stack_states
+from conftest import stack_states, without_history
 
 import gojax
 from gojax import symmetry as sym
@@ -298,7 +298,9 @@ def _replay_runner(config, moves):
         return {
             "board": board(state),
             "mask": mask,
-            "superko_bans": jnp.sum(legal_simple(jax.tree.map(lambda x: x[0], state)) & ~mask[0], axis=-1),
+            "superko_bans": jnp.sum(
+                legal_simple(without_history(jax.tree.map(lambda x: x[0], state))) & ~mask[0], axis=-1
+            ),
             "captures": state.captures,
             "ko_point": state.ko_point,
             "terminated": state.terminated,

@@ -11,6 +11,11 @@ Illegal actions inside ``step``: the board is left untouched, the game ends
 punished and nothing is ever corrupted. A ``step`` on a game that is already
 over (terminated or truncated) returns it unchanged.
 
+A state built for another config (board size, ko rule, move cap), a batch
+of states passed without ``jax.vmap`` or a non-integer action raise a
+``ValueError`` / ``TypeError`` naming what does not fit; the check is made on
+shapes and dtypes while the function is traced and costs nothing at run time.
+
 ``step`` runs in named phases: :mod:`gojax._core.play` places the stone,
 captures (by the strategy of the board's size class) and removes a suicide;
 :mod:`gojax._core.bookkeeping` hashes the new position, tests it against the
@@ -25,6 +30,7 @@ import jax.numpy as jnp
 from gojax._core import atari as _atari
 from gojax._core import bitboard as bb
 from gojax._core import bookkeeping as _bookkeeping
+from gojax._core import guards as _guards
 from gojax._core import history as _history
 from gojax._core import play as _play
 from gojax._core.types import GoConfig, GoState
@@ -71,12 +77,13 @@ def init(config: GoConfig) -> GoState:
 
 def to_play(config: GoConfig, state: GoState) -> jax.Array:
     """Stone value of the player to move: ``int8[]``, 1 black or 2 white."""
-    del config
+    _guards.check_state(config, state, "gojax.to_play")
     return (state.turn + 1).astype(jnp.int8)
 
 
 def board(config: GoConfig, state: GoState) -> jax.Array:
     """The board as ``int8[N, N]``: 0 empty, 1 black, 2 white (row 0 at the top)."""
+    _guards.check_state(config, state, "gojax.board")
     grid = bb.to_grid(state.stones, config.size)
     return (grid[0].astype(jnp.int8) + 2 * grid[1].astype(jnp.int8)).astype(jnp.int8)
 
@@ -88,15 +95,22 @@ def step(config: GoConfig, state: GoState, action: jax.typing.ArrayLike) -> GoSt
     Args:
       config: the rules.
       state: one game.
-      action: ``int[]`` in ``[0, P]``: point ``row * N + col`` or ``P`` for pass.
-        Anything else, like any illegal move, ends the game as a loss for the
-        mover with the board untouched (see the module docstring).
+      action: ``int[]`` in ``[0, P]``: point ``row * N + col`` or ``P`` for pass
+        (a Python or NumPy int, or an array of any integer dtype). Any other
+        value, like any illegal move, ends the game as a loss for the mover
+        with the board untouched (see the module docstring).
 
     Returns:
       The next state. Captured chains are removed, captures counted, the hash
       updated incrementally and recorded in the history; two consecutive
       passes terminate the game and reaching the move cap truncates it.
+
+    Raises:
+      ValueError: ``state`` was not built for ``config`` (or is a batch).
+      TypeError: ``action`` is not an integer (e.g. a float).
     """
+    _guards.check_state(config, state, "gojax.step")
+    _guards.check_action(action, "gojax.step")
     move = _play.place(config, state, action)
     capture = _play.capture(config, move)
     settled = _play.settle(config, move, capture)
@@ -113,7 +127,7 @@ def resign(config: GoConfig, state: GoState) -> GoState:
 
     A game that is already over is returned unchanged.
     """
-    del config
+    _guards.check_state(config, state, "gojax.resign")
     resigned = state.replace(terminated=jnp.bool_(True), loser=(state.turn + 1).astype(jnp.int8))
     return jax.tree.map(lambda old, new: jnp.where(state.done, old, new), state, resigned)
 
@@ -128,6 +142,7 @@ def reset_if_done(config: GoConfig, state: GoState) -> GoState:
 
     Read what you need of the finished games (winner, score, records) before.
     """
+    _guards.check_state(config, state, "gojax.reset_if_done")
     fresh = init(config)
     return jax.tree.map(lambda old, new: jnp.where(state.done, new, old), state, fresh)
 
@@ -149,6 +164,7 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     removes read off the liberty labels of the chains in atari
     (``state.atari_liberty`` up to 13x13; one flood fill on larger boards).
     """
+    _guards.check_state(config, state, "gojax.legal_action_mask")
     size = config.size
     full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _play.own_and_opponent(state)

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
+from gojax._core import guards as _guards
 from gojax._core.types import GoConfig, GoState
 
 __all__ = ["area", "rewards", "score", "score_if_ended", "winner"]
@@ -22,6 +23,7 @@ def area(config: GoConfig, state: GoState) -> jax.Array:
     is empty and every empty region path from it reaches stones of that colour
     only (an empty region touching both colours, or neither, counts for no one).
     """
+    _guards.check_state(config, state, "gojax.area")
     size = config.size
     stones = state.stones
     empty = jnp.asarray(bb.board_mask(size)) & ~(stones[0] | stones[1])
@@ -32,6 +34,7 @@ def area(config: GoConfig, state: GoState) -> jax.Array:
 
 def score(config: GoConfig, state: GoState) -> jax.Array:
     """Tromp-Taylor area score: black area minus white area minus komi, ``float32[]``."""
+    _guards.check_state(config, state, "gojax.score")
     black, white = area(config, state)
     return (black - white).astype(jnp.float32) - jnp.float32(config.komi)
 
@@ -63,6 +66,7 @@ def winner(config: GoConfig, state: GoState) -> jax.Array:
     score decides (also for a game still in progress or truncated - the caller
     decides whether that adjudication is meaningful).
     """
+    _guards.check_state(config, state, "gojax.winner")
     result = score(config, state)
     by_score = jnp.where(result > 0, 1, jnp.where(result < 0, 2, 0))
     by_forfeit = 3 - state.loser
@@ -76,6 +80,7 @@ def rewards(config: GoConfig, state: GoState) -> jax.Array:
     a draw; zero while the game runs and for a truncated game (the move cap
     is a time limit, not a result).
     """
+    _guards.check_state(config, state, "gojax.rewards")
     won = winner(config, state)
     black = jnp.where(won == 1, 1.0, jnp.where(won == 2, -1.0, 0.0))
     black = jnp.where(state.terminated, black, 0.0).astype(jnp.float32)
