@@ -270,10 +270,11 @@ def _row(section, engine, size, batch, rates, unit, ratio, ratio_to, compile_s, 
 
 
 def _echo(row: dict) -> None:
+    ratio = "" if np.isnan(row["ratio"]) else f"x{row['ratio']:.3g} {row['ratio_to']}"
     print(
         f"  {row['engine']:28s} {row['size']}x{row['size']} batch {row['batch']:6d}: "
         f"{row['rate']:12,.0f} {row['unit']} (min {row['rate_min']:,.0f}, max {row['rate_max']:,.0f})  "
-        f"x{row['ratio']:.3g} {row['ratio_to']}",
+        f"{ratio}",
         flush=True,
     )
 
