@@ -9,6 +9,12 @@
   counts (from the manifest, checked by the data's authors against GNU Go)
   match gojax's; the two games that repeat a position raise ``SGFError`` at
   the manifest's move under positional superko and replay under simple ko.
+* Records from the wild: a property the moves do not need that cannot be
+  read (``KM[3又3/4]``, ``PL[X]``, setup and a move in one node) is left out
+  with an ``SGFWarning`` by default and refused with ``strict=True``; checked
+  on hand-written records and on shared records altered the way copies of
+  them circulate, whose moves and final board must still match sgfmill's
+  reading of the unaltered file.
 * Malformed input and illegal games raise ``SGFError`` with the file, the
   line or move number and the problem; variations, ``[tt]`` passes, setup
   stones, character sets, Fox komi and batch writing are checked on small
@@ -24,6 +30,7 @@ import functools
 import json
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -33,7 +40,7 @@ from hypothesis import strategies as st
 
 import gojax
 from gojax import sgf
-from gojax.sgf import SGFError
+from gojax.sgf import SGFError, SGFWarning
 
 sgfmill_sgf = pytest.importorskip("sgfmill.sgf")
 sgfmill_boards = pytest.importorskip("sgfmill.boards")
@@ -127,6 +134,12 @@ def _same_game(a: sgf.GameRecord, b: sgf.GameRecord) -> None:
     # The writer adds AP (its name) and RU (the config's rules) when the record has none.
     expected = {"AP": f"gojax:{gojax.__version__}", "RU": sgf.rules_string(a.config), **a.metadata}
     assert b.metadata == expected
+
+
+def _same_reading(a: sgf.GameRecord, b: sgf.GameRecord) -> None:
+    """Two readings of the same text (lenient and strict) agree on everything."""
+    assert (a.config, a.moves, a.first_player, a.metadata) == (b.config, b.moves, b.first_player, b.metadata)
+    np.testing.assert_array_equal(a.setup, b.setup)
 
 
 # ---------------------------------------------------------------------------
@@ -369,8 +382,6 @@ MALFORMED = [
     ("(;SZ[19:13])", r"SZ\[19:13\]: gojax plays on square boards only"),
     ("(;SZ[nine])", r"SZ\[nine\] is not a board size"),
     ("(;SZ[²])", r"is not a board size"),
-    ("(;KM[six])", r"KM\[six\] is not a number"),
-    ("(;KM[nan])", r"KM\[nan\] is not a finite number"),
     ("(;SZ[9];B[jj])", r"move 1 \(line 1\): B\[jj\] is off the 9x9 board"),
     ("(;SZ[9];B[dd];W[a])", r"move 2 \(line 1\): W\[a\] is not a point"),
     ("(;SZ[9];B[dd]\n;W[a1])", r"move 2 \(line 2\): W\[a1\] is off the 9x9 board"),
@@ -378,7 +389,6 @@ MALFORMED = [
     ("(;SZ[9];B[aa][bb])", r"move 1 .*B has 2 values"),
     ("(;SZ[9];B[aa];AB[cc])", r"setup property AB after move 1"),
     ("(;SZ[9]AB[aa:zz])", r"AB\[zz\] is off the 9x9 board"),
-    ("(;PL[X])", r"PL\[X\] is not B or W"),
 ]
 
 
@@ -388,6 +398,103 @@ def test_malformed_input_raises_sgf_error(text, message):
         sgf.parse_sgf(text, name="bad.sgf")
     assert str(error.value).startswith("bad.sgf: ")
     assert isinstance(error.value, ValueError)
+
+
+# ---------------------------------------------------------------------------
+# Records from the wild: lenient by default (warn, leave the property out, keep the moves), strict on request.
+
+LENIENT = [  # text, the problem, what a lenient read does about it
+    (
+        "(;SZ[9]KM[3又3/4];B[aa];W[bb])",
+        r"KM\[3又3/4\] is not a number",
+        r"left out \(komi 0, as without KM\)",
+    ),
+    ("(;SZ[9]KM[six])", r"line 1: KM\[six\] is not a number", "left out"),
+    ("(;SZ[9]\nKM[nan];B[cc])", r"line 1: KM\[nan\] is not a finite number", "left out"),
+    ("(;SZ[9]PL[X];W[aa])", r"PL\[X\] is not B or W", r"left out \(the first move decides\)"),
+    (
+        "(;SZ[9]AB[cc]B[aa];W[bb])",
+        r"setup AB and move B in one node \(FF\[4\] keeps them apart\)",
+        "read as the setup stones, then the move",
+    ),
+    (
+        "(;SZ[9]\n;AW[cc]AE[dd]W[aa];B[bb])",
+        r"line 2: setup AW/AE and move W in one node \(FF\[4\] keeps them apart\)",
+        "read as the setup stones, then the move",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "problem", "done"), LENIENT)
+def test_lenient_reading_warns_leaves_the_property_out_and_keeps_the_moves(text, problem, done):
+    message = f"{problem}: {done}"
+    with pytest.warns(SGFWarning, match=message) as caught:
+        record = sgf.parse_sgf(text, name="wild.sgf")
+    assert len(caught) == 1 and str(caught[0].message).startswith("wild.sgf: line ")
+    assert len(record.warnings) == 1 and re.search(message, record.warnings[0])
+    # The moves, read straight from the text (no parser), are all kept.
+    found = re.findall(r"(?<![A-Z])([BW])\[([a-i]{2})\]", text)
+    expected = [(_STONE[c.lower()], 9 * (ord(v[1]) - 97) + ord(v[0]) - 97) for c, v in found]
+    assert len(expected) == text.count("B[") + text.count("W[") - text.count("AB[") - text.count("AW[")
+    assert record.moves == expected
+    assert record.config.komi == 0.0 and record.komi_recorded is None
+    with pytest.raises(SGFError, match=rf"^wild\.sgf: .*{problem} \(strict=True; the default reading"):
+        sgf.parse_sgf(text, name="wild.sgf", strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SGFWarning)  # the documented way to refuse such records everywhere
+        with pytest.raises(SGFWarning, match=message):
+            sgf.parse_sgf(text, name="wild.sgf")
+
+
+def test_lenient_reading_places_setup_before_the_move_of_the_same_node():
+    with pytest.warns(SGFWarning):
+        record = sgf.parse_sgf("(;SZ[5]AB[aa][ac]AW[ab]B[bb])")
+    # Setup first, then the move: the move captures the white stone at ab (row 1, col 0).
+    final = np.asarray(gojax.board(record.config, record.replay()))
+    assert final[1, 0] == gojax.EMPTY and final[1, 1] == gojax.BLACK and final[0, 0] == gojax.BLACK
+    assert np.count_nonzero(record.setup) == 3
+
+
+def test_strict_and_lenient_agree_on_clean_records():
+    text = "(;GM[1]FF[4]SZ[9]KM[6.5]PL[B]AB[cc];W[dd];B[ee])"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lenient = sgf.parse_sgf(text)
+    strict = sgf.parse_sgf(text, strict=True)
+    _same_reading(lenient, strict)
+    assert lenient.config.komi == 6.5 and not lenient.warnings
+
+
+def _as_found_elsewhere(name: str) -> tuple[str, str]:
+    """A shared record altered the way copies of it circulate, and the warning it must give."""
+    text = (DATA / name).read_text(encoding="utf-8")
+    if "alphago_FH" in name:
+        # The widely shared AlphaGo - Fan Hui records give the komi in stones, as a Chinese fraction.
+        return text.replace("SZ[19]", "SZ[19]KM[3又3/4]", 1), r"KM\[3又3/4\] is not a number"
+    # A handicap game whose first move sits in the root with the handicap stones.
+    first = re.search(r";([BW])\[", text)
+    assert first is not None and "AB[" in text[: first.start()]
+    return text[: first.start()] + text[first.start() + 1 :], rf"setup AB and move {first[1]} in one node"
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["pro19_yenw_alphago_FH_vs_AG_G1.sgf", "small_gnugo_kgs_PsyDuck-GNU.sgf"])
+def test_shared_records_as_found_elsewhere_keep_their_moves(name):
+    text, message = _as_found_elsewhere(name)
+    reference = _reference(name)  # sgfmill on the unaltered file
+    with pytest.warns(SGFWarning, match=message):
+        record = sgf.parse_sgf(text, name=name)
+    assert record.moves == reference["moves"] and len(record.moves) == _manifest()[name]["moves"]
+    np.testing.assert_array_equal(record.setup, reference["setup"])
+    assert record.config.size == reference["size"] and record.result == reference["result"]
+    final = record.replay()
+    np.testing.assert_array_equal(_board_of(final, record.config.size), reference["final"])
+    with pytest.raises(SGFError, match=rf"{re.escape(name)}: line \d+: {message}"):
+        sgf.parse_sgf(text, name=name, strict=True)
+    # The unaltered file reads without a warning in either mode.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SGFWarning)
+        _same_reading(sgf.read_sgf(DATA / name), sgf.read_sgf(DATA / name, strict=True))
 
 
 def test_file_errors_name_the_file(tmp_path):
@@ -553,13 +660,24 @@ SEED_GAME = (
 
 def _check_any_input(data: bytes | str) -> None:
     try:
-        records = sgf.parse_sgf_collection(data, name="fuzz.sgf", max_bytes=1 << 16)
+        strict = sgf.parse_sgf_collection(data, name="fuzz.sgf", max_bytes=1 << 16, strict=True)
+    except SGFError:
+        strict = None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SGFWarning)
+            records = sgf.parse_sgf_collection(data, name="fuzz.sgf", max_bytes=1 << 16)
     except SGFError as error:
         assert str(error).startswith("fuzz.sgf: ") or str(error).startswith("<sgf>"), str(error)
+        assert strict is None, "lenient refused what strict read"
         return
+    left_out = [str(w.message) for w in caught if issubclass(w.category, SGFWarning)]
+    assert (strict is None) == bool(left_out), "lenient warns exactly when strict refuses"
     for record in records:
         again = sgf.parse_sgf(sgf.write_sgf(record))
         _same_game(record, again)
+    for record, other in zip(records, strict or [], strict=False):
+        _same_reading(record, other)
 
 
 # Inputs that crashed (or failed the round trip) while the parser was written; kept as regressions.

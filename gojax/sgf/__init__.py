@@ -37,16 +37,31 @@ variations are skipped and counted in ``record.variations``):
   Everything else (comments, markup, timing, unknown properties) is ignored
   and counted in ``record.ignored``.
 
-Errors: malformed input (syntax, bad coordinates, ``GM`` not 1, ``SZ`` over
-25 or not square, a file over ``max_bytes``) raises :class:`SGFError` (a
-``ValueError``) naming the file, the line/column or move number and the
-problem; so do replay errors (a move on an occupied point, suicide, a ko or
-superko repeat, a colour playing twice, play after two passes).
+Errors: what stops the moves from being replayed (syntax, bad coordinates
+of a move or setup stone, ``GM`` not 1, ``SZ`` over 25 or not square, setup
+stones after the first move, a file over ``max_bytes``) raises
+:class:`SGFError` (a ``ValueError``) naming the file, the line/column or move
+number and the problem; so do replay errors (a move on an occupied point,
+suicide, a ko or superko repeat, a colour playing twice, play after two
+passes).
+
+Records from the wild: reading is **lenient by default**. A property gojax
+does not need to replay the moves that cannot be read is left out with an
+:class:`SGFWarning` (``warnings.warn``, naming the file, line, property and
+value; the message is also kept in ``record.warnings``) and the moves are
+read: ``KM`` that is not a number (``KM[3又3/4]``: komi 0, as without ``KM``),
+``PL`` that is not ``B`` or ``W`` (the first move decides). Setup stones and
+a move in one node before the first move (FF[4] forbids it; some records put
+``AB`` handicap stones and the first move in the root) follow the same rule:
+the setup stones are placed first, then the move is played, with a warning.
+``parse_sgf(..., strict=True)`` (and ``read_sgf``) raises :class:`SGFError`
+for each of these instead. To turn the warnings into errors for a whole
+program, ``warnings.simplefilter("error", gojax.sgf.SGFWarning)``.
 """
 
 from gojax._host.atomic import atomic_write
 from gojax._host.results import result_string, winner_of_result
-from gojax.sgf._parse import MAX_SGF_BYTES, SGFError
+from gojax.sgf._parse import MAX_SGF_BYTES, SGFError, SGFWarning
 from gojax.sgf._read import fox_komi, parse_sgf, parse_sgf_collection, read_sgf
 from gojax.sgf._record import GameRecord
 from gojax.sgf._write import (
@@ -62,6 +77,7 @@ __all__ = [
     "MAX_SGF_BYTES",
     "GameRecord",
     "SGFError",
+    "SGFWarning",
     "atomic_write",
     "fox_komi",
     "games_to_sgf",

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_SGF_BYTES",
     "Node",
     "SGFError",
+    "SGFWarning",
     "decode_text",
     "line_and_column",
     "parse_collection",
@@ -50,6 +51,15 @@ class SGFError(ValueError):
 
     The message names the file (when known), where the problem is (line and
     column, or the move number) and what is wrong.
+    """
+
+
+class SGFWarning(UserWarning):
+    """A property left out of a record read leniently (``strict=False``).
+
+    The message names the file, the line, the property and its value, and
+    what was kept instead. With ``strict=True`` the same problem raises
+    :class:`SGFError`.
     """
 
 

@@ -1,8 +1,11 @@
 """Reading SGF game records, host side: files, text or bytes to :class:`~gojax.sgf.GameRecord` s.
 
 See :mod:`gojax.sgf` for what is read and how; :mod:`gojax.sgf._parse` for
-the syntax. Every problem raises :class:`SGFError` naming the file, the line
-or move number, and what is wrong.
+the syntax. A problem that stops the moves from being replayed raises
+:class:`SGFError` naming the file, the line or move number, and what is wrong.
+A problem with a property the moves do not need (an unreadable ``KM`` or
+``PL``, setup stones in a node with a move) is, by default, warned about with
+:class:`SGFWarning` and the property left out; ``strict=True`` raises instead.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ import re
 import typing
 from collections import Counter
 from pathlib import Path
+from warnings import warn
 
 import numpy as np
 
 from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
-from gojax.sgf._parse import MAX_SGF_BYTES, Node, SGFError, decode_text, parse_collection
+from gojax.sgf._parse import MAX_SGF_BYTES, Node, SGFError, SGFWarning, decode_text, parse_collection
 from gojax.sgf._record import GameRecord
 from gojax.sgf._write import parse_rules_string
 
@@ -69,6 +73,7 @@ def game_fields(
     ko_rule: KoRule | None,
     use_fox_komi: bool,
     warnings: list[str],
+    strict: bool = False,
 ) -> dict:
     """The fields of a ``GameRecord`` for the game tree at ``root`` (its main line).
 
@@ -80,8 +85,19 @@ def game_fields(
       ko_rule: overrides the rules' ko rule.
       use_fox_komi: convert ``KM`` with :func:`fox_komi`.
       warnings: the list of accepted oddities (extended).
+      strict: raise :class:`SGFError` for a property the moves do not need
+        that cannot be read; by default it is left out with an
+        :class:`SGFWarning` (and noted in ``warnings``).
     """
     where = name or "<sgf>"
+
+    def leave_out(message: str, instead: str) -> None:
+        """Raise ``message`` if strict, else warn that ``instead`` was done."""
+        if strict:
+            raise SGFError(f"{message} (strict=True; the default reading warns and goes on)")
+        message = f"{message}: {instead}"
+        warnings.append(message)
+        warn(message + "; strict=True refuses the record", SGFWarning, stacklevel=2)
 
     def line(node: Node) -> int:
         return bisect.bisect_left(newlines, node.offset) + 1
@@ -112,9 +128,16 @@ def game_fields(
         try:
             komi_recorded = float(km.replace(",", "."))
         except ValueError:
-            raise SGFError(f"{where}: line {line(root)}: KM[{km}] is not a number") from None
-        if not math.isfinite(komi_recorded):
-            raise SGFError(f"{where}: line {line(root)}: KM[{km}] is not a finite number")
+            leave_out(
+                f"{where}: line {line(root)}: KM[{km}] is not a number", "left out (komi 0, as without KM)"
+            )
+        else:
+            if not math.isfinite(komi_recorded):
+                komi_recorded = None
+                leave_out(
+                    f"{where}: line {line(root)}: KM[{km}] is not a finite number",
+                    "left out (komi 0, as without KM)",
+                )
     metadata: dict[str, str] = {}
     ignored: Counter[str] = Counter()
     for ident, values in props.items():
@@ -147,6 +170,13 @@ def game_fields(
         number = len(moves) + 1
         if len(colours) == 2:
             raise SGFError(f"{where}: move {number} (line {line(node)}): B and W in one node")
+        mixed = [ident for ident in _SETUP if ident in node_props]
+        if colours and mixed and not moves:
+            leave_out(
+                f"{where}: line {line(node)}: setup {'/'.join(mixed)} and move {colours[0]} in one node "
+                "(FF[4] keeps them apart)",
+                "read as the setup stones, then the move",
+            )
         for ident in _SETUP:
             if ident not in node_props:
                 continue
@@ -161,9 +191,13 @@ def game_fields(
                     setup.flat[point] = value
         if "PL" in node_props and not moves:
             player = text(node_props["PL"][0]).strip().upper()
-            if player not in _COLOUR:
-                raise SGFError(f"{where}: line {line(node)}: PL[{player}] is not B or W")
-            first_player = _COLOUR[player]
+            if player in _COLOUR:
+                first_player = _COLOUR[player]
+            else:
+                leave_out(
+                    f"{where}: line {line(node)}: PL[{player}] is not B or W",
+                    "left out (the first move decides)",
+                )
         if colours:
             (ident,) = colours
             values = node_props[ident]
@@ -320,6 +354,7 @@ def parse_sgf_collection(
     fox_komi: bool = False,
     max_bytes: int | None = MAX_SGF_BYTES,
     games: int | None = None,
+    strict: bool = False,
 ) -> list[GameRecord]:
     """Every game of an SGF collection, as :class:`GameRecord` s.
 
@@ -333,9 +368,17 @@ def parse_sgf_collection(
         points with :func:`fox_komi`; ``record.komi_recorded`` keeps the raw value.
       max_bytes: refuse larger input (``None``: no limit).
       games: read only the first ``games`` game trees.
+      strict: refuse a record with a property gojax does not need to replay
+        the moves but cannot read (``KM[3又3/4]``, ``PL[X]``), or with setup
+        stones and a move in one node (FF[4] forbids it). By default such a
+        property is left out with an :class:`SGFWarning` naming it and its
+        value (also kept in ``record.warnings``), and the moves are read.
 
     Raises:
       SGFError: naming the file, the line or move, and the problem.
+
+    Warns:
+      SGFWarning: for every property left out when ``strict`` is false.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -349,7 +392,16 @@ def parse_sgf_collection(
     newlines = [match.start() for match in re.finditer(b"\n", data)]
     return [
         GameRecord(
-            **game_fields(root, newlines, name, encoding, ko_rule, fox_komi, list(warnings) if i == 0 else [])
+            **game_fields(
+                root,
+                newlines,
+                name,
+                encoding,
+                ko_rule,
+                fox_komi,
+                list(warnings) if i == 0 else [],
+                strict=strict,
+            )
         )
         for i, root in enumerate(roots)
     ]

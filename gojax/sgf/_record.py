@@ -35,7 +35,8 @@ class GameRecord:
       variations: how many variations the main line skipped.
       ignored: property name -> how many times it was ignored on the main line.
       warnings: oddities that were accepted (a repeated property, an unknown
-        character set, an unreadable ``HA``, ...).
+        character set, an unreadable ``HA``, ...) and properties left out by
+        a lenient read (each also warned with :class:`SGFWarning`).
       move_lines: the line in the file of each move (for error messages).
     """
 
