@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from conftest import needs
 
 import gojax
 from gojax import svg
@@ -177,3 +179,72 @@ def test_feature_planes_of_a_real_state(state):
     assert [len(_with_class(g, "rect", "heat")) for g in groups] == [
         int(np.count_nonzero(planes[..., c])) for c in range(17)
     ]
+
+
+# ---------------------------------------------------------------------------
+# PNG files (the png extra) and matplotlib plots.
+
+
+def test_save_png_writes_a_real_png_of_the_picture(state, tmp_path):
+    needs("cairosvg")
+    image = needs("matplotlib.image")
+    board = svg.SvgBoard.from_state(CONFIG, state, cell=28)
+    path = board.save(tmp_path / "b.png", scale=2)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    root = _parse(board.svg)
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert svg.png_size(data) == (round(2 * width), round(2 * height))
+    # The pixels are the picture: the centre of every stone has its colour (read by matplotlib's PNG reader).
+    pixels = image.imread(path)[..., :3]
+    assert pixels.shape == (round(2 * height), round(2 * width), 3)
+    for colour, expected in (("black", 0.0), ("white", 1.0)):
+        for circle in _with_class(root, "circle", colour):
+            x, y = round(2 * float(circle.get("cx"))), round(2 * float(circle.get("cy")))
+            assert np.all(np.abs(pixels[y, x] - expected) < 0.25), (colour, x, y, pixels[y, x])
+    # A point between the stones and the grid lines is wood (#dcb35c).
+    np.testing.assert_allclose(pixels[4, 4], np.array([0xDC, 0xB3, 0x5C]) / 255, atol=0.02)
+    assert not list(tmp_path.glob(".*")), "temporary file left behind"
+
+
+def test_save_refuses_png_without_cairosvg_and_unknown_suffixes(state, tmp_path, monkeypatch):
+    board = svg.SvgBoard.from_state(CONFIG, state)
+    monkeypatch.setitem(sys.modules, "cairosvg", None)  # as if it were not installed
+    one_line = r"^saving a picture as PNG needs cairosvg: pip install 'gojax\[png\]'$"
+    with pytest.raises(ImportError, match=one_line):
+        board.save(tmp_path / "b.png")
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ValueError, match=r"writes \.svg or \.png files, got '.*b\.jpg'"):
+        board.save(tmp_path / "b.jpg")
+    with pytest.raises(ValueError, match="scale must be a finite number > 0, got 0"):
+        svg.svg_to_png(board.svg, scale=0)
+    with pytest.raises(ValueError, match="not a PNG file"):
+        svg.png_size(board.svg.encode())
+    assert board.save(tmp_path / "B.SVG").read_text() == board.svg
+
+
+def test_plot_learning_curve_leaves_matplotlib_backend_alone(tmp_path):
+    matplotlib = needs("matplotlib")
+    needs("flax")
+    from gojax.training import plot_learning_curve
+
+    rows = [
+        {"kind": "train", "minutes": m, "loss": 3 - m, "policy_loss": 2 - m / 2, "value_loss": 1 - m / 2}
+        for m in (0.5, 1.0, 1.5)
+    ]
+    rows.append({"kind": "eval", "minutes": 1, "opponent": "random", "score": 0.8})
+    rows[-1].update(score_lo=0.6, score_hi=0.9)
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")  # stands for a notebook's inline backend: any backend that is not Agg
+    try:
+        import matplotlib.pyplot as plt
+
+        figures = plt.get_fignums()
+        assert plot_learning_curve(rows, str(tmp_path / "curve.png"), title="t")
+        assert matplotlib.get_backend() == "svg"
+        assert plt.get_fignums() == figures  # no pyplot figure created or left open
+    finally:
+        matplotlib.use(before)
+    data = (tmp_path / "curve.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and svg.png_size(data) == (1100, 400)  # 11 x 4 in at 100 dpi
+    assert not plot_learning_curve([], str(tmp_path / "empty.png"))

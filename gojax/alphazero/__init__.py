@@ -30,6 +30,10 @@ Shapes: ``B`` batch, ``N`` board side, ``P = N * N``, ``A = P + 1`` (pass is
 action ``P``), ``C`` observation channels.
 """
 
+from gojax._host.optional import require
+
+require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.alphazero", extra="alphazero")
+
 from gojax.alphazero._checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
 from gojax.alphazero._network import NetworkConfig, PolicyValueNet, Variables, apply, merge, split
 from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer

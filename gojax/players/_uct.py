@@ -73,6 +73,7 @@ import numpy as np
 from gojax._core import checks
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.types import GoConfig, GoState
+from gojax._host.optional import import_optional, require
 from gojax.players._common import Player, result_for
 from gojax.players._random import random_playout_policy
 from gojax.players._rollout import rollout
@@ -87,6 +88,11 @@ ILLEGAL_LOGIT = float(np.finfo(np.float32).min)
 
 _LEGAL_ABOVE = -1e30  # logits above this are legal actions
 _UNVISITED = 1e6  # UCB1 score of an unvisited child (+inf, kept finite for the random order)
+
+
+def _mctx():
+    """mctx (the players extra), imported on use so the other players work without it."""
+    return import_optional("mctx", feature="gojax.players.uct_player", extra="players")
 
 
 def ucb1_action_selection(
@@ -145,6 +151,7 @@ class UCTPlayer:
     max_depth: int | None = None
 
     def __post_init__(self):
+        require("mctx", feature="gojax.players.uct_player", extra="players")
         simulations = checks.integer(self.num_simulations, "num_simulations", least=1)
         object.__setattr__(self, "num_simulations", simulations)
         if not math.isfinite(float(self.c)) or float(self.c) < 0:
@@ -164,7 +171,7 @@ class UCTPlayer:
             value = jnp.where(child.done, 0.0, self._evaluate(config, child, key))
             return reward, discount, _prior_logits(config, child), value, child
 
-        import mctx  # the players extra; imported here so the other players work without it
+        mctx = _mctx()
 
         def recurrent_fn(params, rng_key, action, embedding):
             del params
@@ -184,8 +191,7 @@ class UCTPlayer:
           ``mctx.Tree`` with a leading batch axis of size 1; node 0 is the
           root, ``tree.embeddings`` are the nodes' :class:`gojax.GoState`.
         """
-        import mctx
-
+        mctx = _mctx()
         root_key, search_key = jax.random.split(key)
         logits = _prior_logits(config, state)
         value = jnp.where(state.done, 0.0, self._evaluate(config, state, root_key))

@@ -21,8 +21,9 @@ from warnings import warn
 
 import numpy as np
 
-from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
 from gojax.sgf._parse import MAX_SGF_BYTES, Node, SGFError, SGFWarning, decode_text, parse_collection
+from gojax.sgf._points import board_size, move_action, setup_points
 from gojax.sgf._record import GameRecord
 from gojax.sgf._write import parse_rules_string
 
@@ -120,7 +121,7 @@ def game_fields(
     game = single("GM")
     if game is not None and game != "1":
         raise SGFError(f"{where}: line {line(root)}: GM[{game}] is not a game of Go (GM[1])")
-    size = _board_size(single("SZ"), where, line(root))
+    size = board_size(single("SZ"), where, line(root))
 
     km = single("KM")
     komi_recorded = None
@@ -187,7 +188,7 @@ def game_fields(
                 )
             value = EMPTY if ident == "AE" else _COLOUR[ident[1]]
             for raw in node_props[ident]:
-                for point in _points(raw, size, where, line(node), ident):
+                for point in setup_points(raw, size, where, line(node), ident):
                     setup.flat[point] = value
         if "PL" in node_props and not moves:
             player = text(node_props["PL"][0]).strip().upper()
@@ -205,7 +206,7 @@ def game_fields(
                 raise SGFError(
                     f"{where}: move {number} (line {line(node)}): {ident} has {len(values)} values"
                 )
-            action = _move(values[0], size, where, f"move {number} (line {line(node)}): {ident}")
+            action = move_action(values[0], size, where, f"move {number} (line {line(node)}): {ident}")
             moves.append((_COLOUR[ident], action))
             move_lines.append(line(node))
         if len(node.children) > 1:
@@ -244,74 +245,6 @@ def _int_or_none(text: str) -> int | None:
         return int(text.strip())
     except ValueError:
         return None
-
-
-def _board_size(value: str | None, where: str, line: int) -> int:
-    if value is None:
-        return 19
-    parts = [part.strip() for part in value.split(":")]
-    if len(parts) > 2 or not all(re.fullmatch("[0-9]{1,6}", part) for part in parts):
-        raise SGFError(f"{where}: line {line}: SZ[{value}] is not a board size")
-    sizes = [int(part) for part in parts]
-    if len(sizes) == 2 and sizes[0] != sizes[1]:
-        raise SGFError(f"{where}: line {line}: SZ[{value}]: gojax plays on square boards only")
-    size = sizes[0]
-    if not MIN_SIZE <= size <= MAX_SIZE:
-        raise SGFError(
-            f"{where}: line {line}: SZ[{value}]: gojax plays on boards from {MIN_SIZE}x{MIN_SIZE} "
-            f"to {MAX_SIZE}x{MAX_SIZE}"
-        )
-    return size
-
-
-def _coordinate(letter: int) -> int:
-    """0-based index of an SGF coordinate letter (``a``-``z``, then ``A``-``Z``), or -1."""
-    if 97 <= letter <= 122:
-        return letter - 97
-    if 65 <= letter <= 90:
-        return letter - 65 + 26
-    return -1
-
-
-def _point(raw: bytes, size: int, where: str, what: str) -> int:
-    """The point of a two-letter SGF coordinate (column, then row from the top)."""
-    if len(raw) != 2:
-        raise SGFError(f"{where}: {what}[{_show(raw)}] is not a point (two letters, column then row)")
-    col, row = _coordinate(raw[0]), _coordinate(raw[1])
-    if not (0 <= col < size and 0 <= row < size):
-        raise SGFError(
-            f"{where}: {what}[{_show(raw)}] is off the {size}x{size} board "
-            f"(columns and rows a..{chr(97 + size - 1) if size <= 26 else 'Z'})"
-        )
-    return row * size + col
-
-
-def _show(raw: bytes) -> str:
-    return raw.decode("latin-1")[:20]
-
-
-def _unescape(raw: bytes) -> bytes:
-    return re.sub(rb"\\(.)", rb"\1", raw, flags=re.DOTALL).strip()
-
-
-def _move(raw: bytes, size: int, where: str, what: str) -> int:
-    value = _unescape(raw)
-    if value == b"" or (value == b"tt" and size <= 19):
-        return size * size
-    return _point(value, size, where, what)
-
-
-def _points(raw: bytes, size: int, where: str, line: int, ident: str) -> list[int]:
-    """The points of one value of a point list: ``aa`` or a rectangle ``aa:cc``."""
-    value = _unescape(raw)
-    what = f"line {line}: {ident}"
-    if b":" not in value:
-        return [_point(value, size, where, what)]
-    first, _, last = value.partition(b":")
-    a, b = _point(first.strip(), size, where, what), _point(last.strip(), size, where, what)
-    rows = range(min(a // size, b // size), max(a // size, b // size) + 1)
-    cols = range(min(a % size, b % size), max(a % size, b % size) + 1)
-    return [r * size + c for r in rows for c in cols]
 
 
 def read_sgf(path, **kwargs) -> GameRecord:

@@ -7,6 +7,7 @@
     text = svg.board_svg(config, state, heatmap=policy)     # policy: [A] (pass shown as text) or [N, N]
     svg.planes_grid_svg(planes, titles=names)               # planes: [N, N, C]
     svg.game_view(record)                                   # a whole game: buttons, slider, animation
+    svg.SvgBoard.from_state(config, state).save("board.png")  # PNG: pip install 'gojax[png]'
 
 The board is drawn as a Go player expects: wooden background, grid, star
 points, GTP coordinates (columns ``A``-``Z`` without ``I``, row 1 at the
@@ -23,5 +24,15 @@ group per feature plane), ``title`` (text).
 from gojax.svg._board import SvgBoard, board_svg, star_points
 from gojax.svg._game import GameView, game_view
 from gojax.svg._planes import planes_grid_svg
+from gojax.svg._png import png_size, svg_to_png
 
-__all__ = ["GameView", "SvgBoard", "board_svg", "game_view", "planes_grid_svg", "star_points"]
+__all__ = [
+    "GameView",
+    "SvgBoard",
+    "board_svg",
+    "game_view",
+    "planes_grid_svg",
+    "png_size",
+    "star_points",
+    "svg_to_png",
+]

@@ -10,7 +10,7 @@ import numpy as np
 
 from gojax._core import bitboard as bb
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
-from gojax._host.atomic import atomic_write
+from gojax._host.atomic import atomic_write, atomic_write_bytes
 from gojax._host.grid import decode
 from gojax._host.vertices import COLUMNS
 from gojax.svg._colour import (
@@ -24,6 +24,7 @@ from gojax.svg._colour import (
     heat_scale,
     ink_on,
 )
+from gojax.svg._png import svg_to_png
 
 __all__ = ["SvgBoard", "board_origin", "board_svg", "star_points"]
 
@@ -267,9 +268,22 @@ class SvgBoard:
     def _repr_html_(self) -> str:
         return f'<div style="display:inline-block">{self.svg}</div>'
 
-    def save(self, path) -> Path:
-        """Writes the SVG to ``path`` (UTF-8, atomically: temporary file, then ``os.replace``)."""
-        return atomic_write(path, self.svg)
+    def save(self, path, *, scale: float = 1.0) -> Path:
+        """Writes the picture to ``path``, atomically (temporary file, then ``os.replace``).
+
+        ``.svg``: the SVG text (UTF-8). ``.png``: a PNG image through cairosvg
+        (``pip install 'gojax[png]'``), ``scale`` PNG pixels per SVG pixel.
+
+        Raises:
+          ImportError: for ``.png`` without cairosvg, naming the extra.
+          ValueError: for any other suffix.
+        """
+        suffix = Path(path).suffix.lower()
+        if suffix == ".svg":
+            return atomic_write(path, self.svg)
+        if suffix == ".png":
+            return atomic_write_bytes(path, svg_to_png(self.svg, scale))
+        raise ValueError(f"SvgBoard.save writes .svg or .png files, got {str(path)!r}")
 
     def __str__(self) -> str:
         return self.svg

@@ -30,6 +30,10 @@ self-play, replay buffer, loss, sharding - are in :mod:`gojax.alphazero`.
 * :func:`train`, :func:`restore_run` - the loop (``loop.py``).
 """
 
+from gojax._host.optional import require
+
+require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.training", extra="alphazero")
+
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.cli import build_parser, config_from_arguments, main
 from gojax.training.config import OPPONENTS, TrainConfig

@@ -42,6 +42,7 @@ from typing import Any
 import jax
 
 from gojax._host.atomic import atomic_write
+from gojax._host.optional import import_optional
 from gojax.training.config import TrainConfig
 from gojax.training.evaluation import gnugo_available, play_gnugo
 from gojax.training.metrics import plot_learning_curve, summarize_run, to_json
@@ -68,8 +69,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
     bar = None
     if cfg.progress and primary:
-        from tqdm.auto import tqdm
-
+        tqdm = import_optional("tqdm.auto", feature="the progress bar of gojax-train", extra="alphazero").tqdm
         bar = tqdm(
             total=round(budget),
             initial=min(round(counters.elapsed), round(budget)),

@@ -75,21 +75,25 @@ class MetricsLog:
 def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str = "") -> bool:
     """Draws losses and win rates against training minutes to ``path`` (PNG, atomically).
 
+    The figure is a ``matplotlib.figure.Figure`` drawn by the Agg canvas
+    directly: matplotlib's backend and pyplot's figures are left alone, so
+    inline plots in a running notebook keep working.
+
     Returns:
       ``False`` (and draws nothing) when matplotlib is missing or there is nothing to draw.
     """
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         return False
     train = [r for r in rows if r.get("kind") == "train" and r.get("loss", "") != ""]
     evals = [r for r in rows if r.get("kind") == "eval"]
     if not train and not evals:
         return False
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
     if train:
         minutes = [float(r["minutes"]) for r in train]
         for name, style in (("loss", "-"), ("policy_loss", "--"), ("value_loss", ":")):
@@ -122,7 +126,6 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
         fig.savefig(tmp, dpi=100)
         os.replace(tmp, path)
     finally:
-        plt.close(fig)
         if os.path.exists(tmp):
             os.unlink(tmp)
     return True
