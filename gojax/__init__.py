@@ -21,7 +21,7 @@ from gojax._version import __version__ as __version__
 # Submodules and their main names.
 # isort: split
 from gojax import env, features, sgf, svg, symmetry
-from gojax.env import EnvState, GoEnv, auto_reset
+from gojax.env import EnvState, GoEnv, auto_reset, make
 from gojax.sgf import GameRecord, SGFError, read_sgf, write_sgf
 from gojax.svg import SvgBoard, board_svg
 
@@ -51,6 +51,7 @@ __all__ = [
     "from_gtp",
     "init",
     "legal_action_mask",
+    "make",
     "parse_board",
     "read_sgf",
     "render",

@@ -1,5 +1,7 @@
-"""The pgx-style environment: init/step, rewards of finished games, auto-reset,
-vmap against per-game runs, and the observation options."""
+"""The environment on small boards with player 0 as black (``init(None)``): init/step against the
+rules, rewards of finished games, the move cap, auto-reset, vmap against per-game runs, and the
+observation options. The pgx interface, seat order and the comparison with pgx are in
+tests/test_pgx_api.py."""
 
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ def test_init(env_fns):
     np.testing.assert_array_equal(state.rewards, [0, 0])
     assert state.rewards.dtype == jnp.float32
     assert int(state.current_player) == 0 and not bool(state.terminated) and not bool(state.truncated)
-    _assert_trees_equal(state.game, gojax.init(CONFIG))
+    assert int(state._step_count) == 0 and int(state._black) == 0  # init(key) draws seats; None: 0 is black
+    _assert_trees_equal(state._game, gojax.init(CONFIG))
 
 
 def test_step_follows_the_rules(env_fns):
@@ -64,12 +67,12 @@ def test_step_follows_the_rules(env_fns):
     for number, action in enumerate([CENTRE, 6, 7, PASS], start=1):
         state = env_fns["step"](state, jnp.int32(action), jax.random.PRNGKey(number))
         assert int(state.current_player) == number % 2  # player 0 is black, to move after even moves
-        assert int(state.game.move_number) == number
+        assert int(state._game.move_number) == number == int(state._step_count)
         np.testing.assert_array_equal(state.rewards, [0, 0])
-        np.testing.assert_array_equal(state.legal_action_mask, legal(state.game))
-        np.testing.assert_array_equal(state.observation, planes(state.game, state.history))
+        np.testing.assert_array_equal(state.legal_action_mask, legal(state._game))
+        np.testing.assert_array_equal(state.observation, planes(state._game, state._history))
     assert not bool(state.legal_action_mask[CENTRE]) and not bool(state.legal_action_mask[6])
-    board = np.asarray(gojax.board(CONFIG, state.game))
+    board = np.asarray(gojax.board(CONFIG, state._game))
     assert board[2, 2] == gojax.BLACK and board[1, 1] == gojax.WHITE and board[1, 2] == gojax.BLACK
     # Mover is black: own stones now are the two black ones; white's stone one move ago.
     own_now = np.asarray(state.observation[..., features.AGZ_CHANNELS.own][..., 0])
@@ -83,9 +86,9 @@ def test_two_passes_score_the_game_then_nothing_changes(env_fns):
     assert np.asarray(state.legal_action_mask).all()  # as pgx: all True once over
     after = env_fns["step"](state, jnp.int32(3))
     np.testing.assert_array_equal(after.rewards, [0, 0])  # a step on a finished game gives nothing
-    _assert_trees_equal(after.game, state.game)
-    _assert_trees_equal(after.history, state.history)
-    assert bool(after.terminated)
+    _assert_trees_equal(after._game, state._game)
+    _assert_trees_equal(after._history, state._history)
+    assert bool(after.terminated) and int(after._step_count) == 3  # a step on a finished game does not count
 
 
 def test_two_passes_on_an_empty_board_lose_on_komi(env_fns):
@@ -104,34 +107,42 @@ def test_two_passes_on_an_empty_board_lose_on_komi(env_fns):
 )
 def test_illegal_action_loses(env_fns, actions, rewards):
     state = _run(env_fns["step"], env_fns["init"](None), actions)
-    assert bool(state.terminated) and bool(state.game.illegal_move)
+    assert bool(state.terminated) and bool(state._game.illegal_move)
     np.testing.assert_array_equal(state.rewards, rewards)
     assert np.asarray(state.legal_action_mask).all()
 
 
-def test_move_cap_truncates_with_zero_rewards(env_fns):
-    state = _run(env_fns["step"], env_fns["init"](None), [0, 4, 6, 8, 10, 14, 16, 18])
-    assert bool(state.truncated) and not bool(state.terminated)
+def test_move_cap_terminates_and_scores_as_pgx(env_fns):
+    # 8 moves: black 0, 6, 10, 16 and white 4, 8, 14, 18; the cap ends the game, scored as pgx does.
+    state = _run(env_fns["step"], env_fns["init"](None), [0, 4, 6, 8, 10, 14, 16, 18][:7])
+    assert not bool(state.terminated)
     np.testing.assert_array_equal(state.rewards, [0, 0])
+    state = env_fns["step"](state, jnp.int32(18))
+    assert bool(state.terminated) and not bool(state.truncated) and bool(state._game.truncated)
+    margin = float(gojax.score(CONFIG, state._game))
+    assert margin != 0
+    np.testing.assert_array_equal(state.rewards, [np.sign(margin), -np.sign(margin)])
+    assert np.asarray(state.legal_action_mask).all()
 
 
 def test_auto_reset(env_fns):
     init = env_fns["init"](None)
     state = _run(env_fns["auto"], init, [CENTRE, PASS])
-    assert int(state.game.move_number) == 2
+    assert int(state._game.move_number) == 2
     state = env_fns["auto"](state, jnp.int32(PASS), jax.random.PRNGKey(0))
     # The game ended: the fresh game is returned, carrying the end flags and rewards.
     assert bool(state.terminated) and not bool(state.truncated)
     np.testing.assert_array_equal(state.rewards, [1, -1])
-    _assert_trees_equal(state.game, init.game)
-    _assert_trees_equal(state.history, init.history)
+    _assert_trees_equal(state._game, init._game)
+    _assert_trees_equal(state._history, init._history)
     np.testing.assert_array_equal(state.observation, init.observation)
-    assert int(state.current_player) == 0 and np.asarray(state.legal_action_mask).all()
+    black = int(state._black)  # the new game's seats come from the reset key
+    assert int(state.current_player) == black and np.asarray(state.legal_action_mask).all()
     # The next step clears them and plays on the new game.
     state = env_fns["auto"](state, jnp.int32(CENTRE))
     assert not bool(state.terminated)
     np.testing.assert_array_equal(state.rewards, [0, 0])
-    assert int(state.game.move_number) == 1 and int(state.current_player) == 1
+    assert int(state._game.move_number) == 1 and int(state.current_player) == 1 - black
 
 
 def test_vmapped_env_equals_per_game(env_fns):
@@ -139,8 +150,9 @@ def test_vmapped_env_equals_per_game(env_fns):
     init = jax.jit(jax.vmap(ENV.init))
     step = jax.jit(jax.vmap(auto_reset(ENV.step, ENV.init)))
     key = jax.random.PRNGKey(7)
-    state = init(jax.random.split(key, batch))
-    singles = [env_fns["init"](None) for _ in range(batch)]
+    seats = jax.random.split(key, batch)  # each game draws its seats from its key
+    state = init(seats)
+    singles = [env_fns["init"](seats[g]) for g in range(batch)]
     ended = 0
     for _ in range(steps):
         key, k_action, k_wild, k_step = jax.random.split(key, 4)
@@ -150,7 +162,7 @@ def test_vmapped_env_equals_per_game(env_fns):
         action = jnp.where(wild, jax.random.randint(k_wild, (batch,), -1, PASS + 2), action)
         keys = jax.random.split(k_step, batch)
         state = step(state, action, keys)
-        ended += int(jnp.sum(state.terminated | state.truncated))
+        ended += int(jnp.sum(state.terminated))
         for g in range(batch):
             singles[g] = env_fns["auto"](singles[g], action[g], keys[g])
             _assert_trees_equal(jax.tree.map(lambda x, g=g: x[g], state), singles[g], f"game {g}")
@@ -179,9 +191,9 @@ def test_custom_observation_function(env_fns):
     env = GoEnv(CONFIG, observation=stones)
     assert env.observation_shape == (5, 5, 1)
     played = env_fns["step"](env_fns["init"](None), jnp.int32(CENTRE))
-    observation = env.observe(played.game, played.history)
+    observation = env.observe(played)
     assert observation.shape == (5, 5, 1) and int(observation[2, 2, 0]) == gojax.BLACK
-    assert observation.dtype == gojax.board(CONFIG, played.game).dtype  # your own function: no bool cast
+    assert observation.dtype == gojax.board(CONFIG, played._game).dtype  # your own function: no bool cast
     assert int(np.asarray(observation).sum()) == gojax.BLACK
 
 
@@ -190,17 +202,17 @@ def test_observation_by_registered_name_and_dtype(env_fns):
     basic = GoEnv(CONFIG, observation="basic")
     assert basic.observation_spec is features.observation("basic")
     assert basic.observation_shape == (5, 5, features.BASIC_NUM_CHANNELS)
-    planes = basic.observe(played.game, played.history)
+    planes = basic.observe(played)
     assert planes.dtype == jnp.bool_
-    np.testing.assert_array_equal(planes, features.basic_planes(CONFIG, played.game))
+    np.testing.assert_array_equal(planes, features.basic_planes(CONFIG, played._game))
     as_float = GoEnv(CONFIG, observation_dtype=jnp.float32)
     assert as_float.observation_spec is features.observation("alphago_zero")
-    floats = as_float.observe(played.game, played.history)
+    floats = as_float.observe(played)
     assert floats.dtype == jnp.float32
-    np.testing.assert_array_equal(floats, features.alphago_zero_planes(CONFIG, played.game, played.history))
+    np.testing.assert_array_equal(floats, features.alphago_zero_planes(CONFIG, played._game, played._history))
     np.testing.assert_array_equal(floats, played.observation)  # the bool default holds the same 0/1
     step = jax.jit(as_float.step)
-    assert step(as_float.init(), jnp.int32(CENTRE)).observation.dtype == jnp.float32
+    assert step(as_float.init(None), jnp.int32(CENTRE)).observation.dtype == jnp.float32
     spec = features.observation("alphago")
     assert GoEnv(CONFIG, observation=spec).observation_shape == (5, 5, features.ALPHAGO_NUM_CHANNELS)
 

@@ -6,8 +6,9 @@ Channels last, ``[N, N, 17]``, in the paper's order
 stones of the player to move *now* as they stood ``i`` moves ago (passes
 count as moves), ``Y_{t-i}`` the opponent's, and ``C`` is all ones when black
 is to move, all zeros when white is. Times before the first move show empty
-boards. (pgx's ``go`` observation uses the same order but sets its colour
-plane when *white* is to move.)
+boards. pgx's ``go`` observation uses the same order but sets its colour
+plane when *white* is to move: ``colour_plane="white"`` gives exactly pgx's
+planes (the ``"pgx"`` observation of the registry).
 
 =========  =================================================  =======
 channel    meaning                                            dtype
@@ -69,6 +70,8 @@ def alphago_zero_planes(
     state: GoState,
     hist: BoardHistory,
     dtype: jnp.dtype = jnp.float32,
+    *,
+    colour_plane: str = "black",
 ) -> jax.Array:
     """AlphaGo Zero's 17 feature planes of one game (see the module table).
 
@@ -82,10 +85,17 @@ def alphago_zero_planes(
       dtype: ``float32`` (default) feeds a network directly; ``bool`` (or
         ``uint8``) stores 4x smaller, e.g. in a replay buffer, and converts
         exactly to float later. All values are 0 or 1.
+      colour_plane: ``"black"`` (the paper's): channel 16 is 1 when black is
+        to move; ``"white"`` (pgx's): 1 when white is to move. Static.
 
     Returns:
       ``dtype[N, N, 17]``.
+
+    Raises:
+      ValueError: for a ``colour_plane`` other than ``"black"`` or ``"white"``.
     """
+    if colour_plane not in ("black", "white"):
+        raise ValueError(f"colour_plane must be 'black' or 'white', got {colour_plane!r}")
     size = config.size
     stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, W] black, white
     # Own, opponent order: swap the colour axis when white is to move.
@@ -93,7 +103,8 @@ def alphago_zero_planes(
     # One bitboard per channel: channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
     # colour channel is a full or an empty board. Each point reads its word of every channel and
     # shifts out its bit, which writes [N, N, 17] directly (no transpose).
-    colour = jnp.where(state.turn == 0, jnp.asarray(bb.board_mask(size)), jnp.uint32(0))
+    lit = state.turn == (0 if colour_plane == "black" else 1)
+    colour = jnp.where(lit, jnp.asarray(bb.board_mask(size)), jnp.uint32(0))
     words = jnp.concatenate([stones.reshape(2 * HISTORY_LENGTH, -1), colour[None]]).T  # [W, 17]
     points, channels = size * size, 2 * HISTORY_LENGTH + 1
     per_point = jnp.broadcast_to(words[:, None, :], (words.shape[0], bb.WORD_BITS, channels))

@@ -1,7 +1,8 @@
 """Named observations: the one registry that the environment, the dataset builder, AlphaZero and GTP read.
 
 An *observation* is what a network sees of ONE game: ``[N, N, C]`` planes,
-channels last, from the point of view of the player to move. Each name in
+channels last, from the point of view of the player to move (with global
+features too: a ``(planes, globals)`` pair). Each name in
 :data:`OBSERVATIONS` maps to an :class:`ObservationSpec` - the function, its
 channel count ``C`` and whether it reads the board history::
 
@@ -15,20 +16,27 @@ channel count ``C`` and whether it reads the board history::
 name              C     history  function
 ================  ====  =======  ==============================================
 ``basic``         15    no       :func:`basic_planes` (AlphaZero's default)
-``alphago_zero``  17    yes      :func:`alphago_zero_planes`
+``alphago_zero``  17    yes      :func:`alphago_zero_planes`, ``bool``
+``pgx``           17    yes      the same with pgx's colour plane (1 when
+                                 white is to move), ``bool``: pgx's observation
 ``alphago``       48    yes      :func:`alphago_planes` (the policy network's)
 ``alphago_value`` 49    yes      :func:`alphago_planes` with ``player_colour``
+``katago``        18    yes      :func:`katago_planes` (compact layout) and
+                                 11 global features: ``(planes, globals)``
 ================  ====  =======  ==============================================
 
-Every registered preset is *binary* (each value 0 or 1), so it can be stored
-as ``bool``/``uint8`` and converted to ``float32`` exactly. An observation
-that needs the history is called ``observe(config, state, history)`` with a
+Every registered preset is *binary* (each value of its planes is 0 or 1), so
+it can be stored as ``bool``/``uint8`` and converted to ``float32`` exactly
+(the two AlphaGo Zero presets return ``bool`` already, as pgx's observation
+is). An observation that needs the history is called
+``observe(config, state, history)`` with a
 :class:`~gojax.features.BoardHistory` kept beside the game
 (:class:`gojax.env.GoEnv` and :func:`gojax.dataset.build_dataset` keep one);
 the others are ``observe(config, state)``. The AlphaZero search expands nodes
 from a :class:`gojax.GoState` alone, so it takes only observations without
-history. KataGo's preset (:func:`katago_planes`) is not registered: it
-returns a ``(planes, globals)`` pair, not one ``[N, N, C]`` array.
+history. A spec with ``with_globals`` returns a ``(planes, globals)`` pair
+(``globals`` is ``float32[G]``, not binary): :class:`gojax.env.GoEnv` keeps
+the pair as its observation.
 
 Add your own with :func:`register_observation` (a name is registered once).
 """
@@ -39,8 +47,10 @@ import dataclasses
 import functools
 import types
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from gojax._core import checks
 from gojax._core.rules import init
@@ -49,6 +59,7 @@ from gojax.features._alphago import ALPHAGO_NUM_CHANNELS, ALPHAGO_VALUE_NUM_CHAN
 from gojax.features._alphago_zero import AGZ_NUM_CHANNELS, alphago_zero_planes
 from gojax.features._basic import BASIC_NUM_CHANNELS, basic_planes
 from gojax.features._board_history import BoardHistory, history_init
+from gojax.features._katago import katago_planes
 
 __all__ = [
     "OBSERVATIONS",
@@ -80,16 +91,19 @@ class ObservationSpec:
         ``None`` to read it from the output's shape (``jax.eval_shape``).
       needs_history: whether ``observe`` reads a
         :class:`~gojax.features.BoardHistory`.
-      binary: every value is 0 or 1 (exact as ``bool``/``uint8``).
+      binary: every value of the planes is 0 or 1 (exact as ``bool``/``uint8``).
       description: one line for people.
+      with_globals: ``observe`` returns a ``(planes [N, N, C], globals
+        float32[G])`` pair instead of the planes alone.
     """
 
     name: str
-    observe: Callable[..., jax.Array]
+    observe: Callable[..., Any]
     num_channels: int | Callable[[GoConfig], int] | None = None
     needs_history: bool = False
     binary: bool = False
     description: str = ""
+    with_globals: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -100,8 +114,9 @@ class ObservationSpec:
         if count is not None and not callable(count):
             checks.integer(count, f"observation {self.name!r}: num_channels", least=1)
 
-    def __call__(self, config: GoConfig, state: GoState, history: BoardHistory | None = None) -> jax.Array:
-        """``[N, N, C]`` planes of ONE game; ``history`` is required when :attr:`needs_history`.
+    def __call__(self, config: GoConfig, state: GoState, history: BoardHistory | None = None) -> Any:
+        """``[N, N, C]`` planes of ONE game (a ``(planes, globals)`` pair when
+        :attr:`with_globals`); ``history`` is required when :attr:`needs_history`.
 
         Raises:
           ValueError: if the observation needs the history and none is given.
@@ -138,7 +153,8 @@ def num_planes(observe: Observation | ObservationSpec, config: GoConfig) -> int:
             return observe(config, state, history_init(config, state))
         return observe(config, state)
 
-    shape = jax.eval_shape(planes).shape
+    shaped = jax.eval_shape(planes)
+    shape = (shaped[0] if isinstance(shaped, tuple) else shaped).shape
     if len(shape) != 3 or shape[:2] != (config.size, config.size):
         raise ValueError(f"observation must have shape [N, N, C] with N={config.size}, got {shape}")
     return int(shape[2])
@@ -152,12 +168,13 @@ OBSERVATIONS: Mapping[str, ObservationSpec] = types.MappingProxyType(_REGISTRY)
 
 def register_observation(
     name: str,
-    observe: Callable[..., jax.Array],
+    observe: Callable[..., Any],
     *,
     num_channels: int | Callable[[GoConfig], int] | None = None,
     needs_history: bool = False,
     binary: bool = False,
     description: str = "",
+    with_globals: bool = False,
 ) -> ObservationSpec:
     """Registers an observation under ``name`` (see :class:`ObservationSpec` for the arguments).
 
@@ -176,6 +193,7 @@ def register_observation(
         needs_history=needs_history,
         binary=binary,
         description=description,
+        with_globals=with_globals,
     )
     if name in _REGISTRY:
         raise ValueError(f"observation {name!r} is already registered; choose another name")
@@ -205,11 +223,19 @@ register_observation(
 )
 register_observation(
     "alphago_zero",
-    alphago_zero_planes,
+    functools.partial(alphago_zero_planes, dtype=jnp.bool_),
     num_channels=AGZ_NUM_CHANNELS,
     needs_history=True,
     binary=True,
     description="AlphaGo Zero's 17 planes: the last 8 boards of each colour and the colour to move",
+)
+register_observation(
+    "pgx",
+    functools.partial(alphago_zero_planes, dtype=jnp.bool_, colour_plane="white"),
+    num_channels=AGZ_NUM_CHANNELS,
+    needs_history=True,
+    binary=True,
+    description="pgx's Go observation: AlphaGo Zero's 17 planes, the colour plane set when white is to move",
 )
 register_observation(
     "alphago",
@@ -226,4 +252,12 @@ register_observation(
     needs_history=True,
     binary=True,
     description="AlphaGo's 49 value-network planes (the 48 and the colour to move)",
+)
+register_observation(
+    "katago",
+    katago_planes,
+    needs_history=True,
+    binary=True,
+    description="KataGo v7-style planes (compact layout) and global features, as a (planes, globals) pair",
+    with_globals=True,
 )
