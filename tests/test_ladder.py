@@ -32,9 +32,10 @@ from __future__ import annotations
 import functools
 
 import jax
+import ladder_reference
 import numpy as np
 import pytest
-from conftest import jitted, points_of, random_boards, ref_chain, ref_neighbours
+from conftest import jitted, points_of, random_boards
 
 import gojax
 from gojax import features as F
@@ -221,78 +222,13 @@ def test_long_diagonal_ladder_on_19x19():
 # the rules themselves read ladders right.
 
 
-def ref_play(grid, point, colour):
-    """The board after ``colour`` plays ``point``, or None if occupied or suicide."""
-    if grid.flat[point]:
-        return None
-    grid = grid.copy()
-    grid.flat[point] = colour
-    for q in ref_neighbours(point, grid.shape[0]):
-        if grid.flat[q] == 3 - colour:
-            stones, libs = ref_chain(grid, q)
-            if not libs:
-                grid.flat[list(stones)] = 0
-    return grid if ref_chain(grid, point)[1] else None
-
-
-def ref_read(grid, prey, first_move, capture):
-    """'captured' or 'escaped' for the runner chain through ``prey``."""
-    runner = int(grid.flat[prey])
-    attacker = 3 - runner
-    first = True
-    while True:
-        libs = sorted(ref_chain(grid, prey)[1])
-        if first:
-            moves, skip = ([first_move], False) if capture else ([libs[0]], True)
-        else:
-            moves, skip = libs[:2], False
-        best, best_score = None, -1
-        for move in moves:
-            atari = grid if skip else ref_play(grid, move, attacker)
-            if atari is None or atari.flat[prey] != runner or len(ref_chain(atari, prey)[1]) != 1:
-                continue
-            chain, (liberty,) = ref_chain(atari, prey)
-            counter = not skip and any(
-                atari.flat[q] == attacker and len(ref_chain(atari, q)[1]) == 1
-                for s in chain
-                for q in ref_neighbours(s, grid.shape[0])
-            )
-            after = ref_play(atari, liberty, runner)
-            n = len(ref_chain(after, prey)[1]) if after is not None else 0
-            score = 0 if counter or n >= 3 else (3 if after is None or n <= 1 else 2)
-            if score > best_score:
-                best, best_score = after, score
-        if best_score == 3:
-            return "captured"
-        if best_score <= 0:
-            return "escaped"
-        grid, first = best, False
-
-
-def ref_planes(grid, mover):
-    """Capture plane, escape plane, and the number of capture reads."""
-    size = grid.shape[0]
-    capture, escape = np.zeros((size, size), bool), np.zeros((size, size), bool)
-    reads = 0
-    for p in range(size * size):
-        if ref_play(grid, p, mover) is None:
-            continue  # occupied or illegal
-        for q in ref_neighbours(p, size):
-            if grid.flat[q] == 3 - mover and len(ref_chain(grid, q)[1]) == 2:
-                reads += 1
-                capture.flat[p] |= ref_read(grid, q, p, True) == "captured"
-            if grid.flat[q] == mover and len(ref_chain(grid, q)[1]) == 1:
-                escape.flat[p] |= ref_read(grid, q, p, False) == "escaped"
-    return capture, escape, reads
-
-
 def test_planes_match_a_plain_python_reader_on_random_boards():
     capture_fn, escape_fn = plane_fn("ladder_capture_plane"), plane_fn("ladder_escape_plane")
     seen, most_reads = [0, 0], 0
     for i, grid in enumerate(random_boards(1, 24, 9, density=(0.3, 0.6))):
         mover = 1 + i % 2
         state = gojax.from_board(CONFIG, grid, mover)
-        want_capture, want_escape, reads = ref_planes(grid, mover)
+        want_capture, want_escape, reads = ladder_reference.planes(grid, mover)
         most_reads = max(most_reads, reads)
         np.testing.assert_array_equal(capture_fn(state), want_capture, err_msg=f"capture, board {i}")
         np.testing.assert_array_equal(escape_fn(state), want_escape, err_msg=f"escape, board {i}")

@@ -1,32 +1,21 @@
-"""Ladders, read by search: the chase is played out with ``gojax.step``.
+"""Ladders, read by search: the chase is played out on bitboards.
 
 A *ladder* is the forced chase of a chain (the *runner*) that the attacker
-keeps in atari move after move. This module reads it by playing the moves on
-a copy of the position, in a bounded ``lax.while_loop``:
-
-1. **Runner to move, in atari.** If an attacker chain next to the runner is
-   itself in atari, the runner captures it and counts as *escaped*.
-   Otherwise the runner extends on its single liberty. The runner is
-   *captured* if that move is illegal (suicide) or leaves it with 1 liberty,
-   *escaped* with 3 or more liberties, and the chase goes on with exactly 2.
-2. **Attacker to move, runner with 2 liberties.** The attacker tries an atari
-   on each of the two liberties and looks one reply ahead (step 1): an atari
-   after which the runner is captured wins at once, one after which the
-   chase goes on comes next (the first of the two if both do), one that is
-   illegal, does not leave the runner in atari, or lets it escape is refused.
-   With no acceptable atari the runner has escaped.
-
-Each round adds a stone to the runner, so the chase ends within ``P``
-rounds; the loop stops as soon as every read is decided. The attacker's
-greedy one-reply lookahead is the "forced" ladder of playout engines (Michi,
-Pachi): it follows the atari that keeps the runner short of liberties and does
-not search sideways moves, so a runner that can escape only by a
+keeps in atari move after move. Each read plays the chase out on the stones'
+bitboards with :mod:`gojax.features._ladder_read` (no ``gojax.step``): the
+runner in atari extends, or captures an adjacent attacker chain in atari (a
+move of the ladder like any other: if the attacker then captures the runner
+anyway, the ladder works); the attacker tries the atari on each of the
+runner's two liberties and keeps the one that wins or keeps the chase going.
+The runner escapes with 3 or more liberties; the chase is cut off after
+``2 N`` rounds. The attacker's greedy one-reply lookahead is the "forced"
+ladder of playout engines (Michi, Pachi): a runner that can escape only by a
 counter-capture several moves later, or an attacker that needs a non-atari
 move, is outside what it reads.
 
-The reading copy uses the simple ko rule (no history to carry; a ko inside a
-ladder is rare), the game's suicide rule, and the game's ``ko_point`` for the
-first move. The planes AND the result with the real legal mask.
+The reads use the simple ko rule (the game's ``ko_point`` for the first move,
+then the kos the chase itself makes; no superko history), and suicide is
+never a ladder move. The planes AND the result with the real legal mask.
 
 Planes:
 
@@ -43,140 +32,35 @@ liberty (known from :func:`gojax.features.move_outcomes`), and a capture
 attempt where the runner's extension would have 3+ liberties even ignoring
 captures (then it is out whatever happens). Reads run ``chunk`` at a time
 (vmapped) in a loop that runs until no candidate is left, so the result is
-exact however many candidates there are. A read costs 2 ``step`` calls per
-candidate atari per round (the attacker tries two); a 19x19 ladder across
-the board is about 32 rounds. This is by far the most expensive part of the
-AlphaGo planes.
+exact however many candidates there are; a read runs at most ``2 N + 1``
+rounds of a few bitboard flood fills each.
 """
 
 from __future__ import annotations
-
-import functools
 
 import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 from gojax._core import checks
-from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains
+from gojax.features import _ladder_read as _read
 
 __all__ = ["ladder_capture", "ladder_capture_plane", "ladder_escape", "ladder_escape_plane"]
 
-# Status of a read.
-_RUNNING, _CAPTURED, _ESCAPED = 0, 1, 2
 _DEFAULT_CHUNK = 8
 
 
-@functools.cache
-def _reading_config(config: GoConfig) -> GoConfig:
-    return GoConfig(size=config.size, komi=0.0, ko_rule="simple", suicide=config.suicide, max_moves=32767)
+def _sides(state: GoState, attacker_colour):
+    """``(attacker stones, defender stones, attacker stones in atari)``, ``uint32[W]`` each."""
+    defender_colour = 1 - attacker_colour
+    return state.stones[attacker_colour], state.stones[defender_colour], state.atari[attacker_colour]
 
 
-def _reading_state(config: GoConfig, state: GoState) -> GoState:
-    """A history-free copy of ``state``'s position, same player to move, not over."""
-    fresh = init(_reading_config(config))
-    return fresh.replace(
-        stones=state.stones,
-        atari=state.atari,
-        atari_liberty=state.atari_liberty,
-        turn=state.turn,
-        ko_point=state.ko_point,
-    )
-
-
-def _runner(state: GoState, runner_colour: jax.Array) -> jax.Array:
-    return jnp.where(runner_colour == 0, state.stones[0], state.stones[1])
-
-
-def _empty(config: GoConfig, state: GoState) -> jax.Array:
-    return jnp.asarray(bb.board_mask(config.size)) & ~(state.stones[0] | state.stones[1])
-
-
-def _runner_chain(config: GoConfig, state: GoState, prey: jax.Array, runner_colour: jax.Array, enough=None):
-    """The runner chain through point ``prey`` and its liberty count (capped at 3 with ``enough``)."""
-    size = config.size
-    empty = _empty(config, state)
-    if enough is None:
-        chain = bb.flood_fill(bb.point_bits(prey, size), _runner(state, runner_colour), size)
-    else:
-        chain = bb.flood_fill(
-            bb.point_bits(prey, size), _runner(state, runner_colour), size, free=empty, enough=enough
-        )
-    return chain, bb.count(bb.neighbours(chain, size) & empty)
-
-
-def _read(config: GoConfig, state: GoState, prey, runner_colour, first_move, capture: bool, active=True):
-    """Plays the chase out; returns the final status (``_CAPTURED`` or ``_ESCAPED``).
-
-    Every round is the same: the attacker tries (up to) two ataris, the runner
-    answers each (counter-capture or extension), and the best line for the
-    attacker is kept. Round 0 is special: a capture read tries only
-    ``first_move``; an escape read starts with the runner to move, so its
-    "atari" is skipped and the runner must extend (no counter-capture, which
-    would be a different move). An inactive read (an empty slot of a chunk)
-    is decided before the first round.
-    """
-    size = config.size
-    rconfig = _reading_config(config)
-    attacker_atari_index = 1 - runner_colour
-
-    def runner_reply(position, counter_allowed):
-        chain, _ = _runner_chain(config, position, prey, runner_colour)
-        around = bb.neighbours(chain, size)
-        attacker_atari = jnp.where(attacker_atari_index == 0, position.atari[0], position.atari[1])
-        counter = counter_allowed & bb.any_set(around & attacker_atari)
-        liberty = bb.lowest_point(around & _empty(config, position), size)
-        after = step(rconfig, position, jnp.maximum(liberty, 0))
-        _, libs = _runner_chain(config, after, prey, runner_colour, enough=3)
-        status = jnp.where(
-            counter | (libs >= 3),
-            _ESCAPED,
-            jnp.where(after.illegal_move | (liberty < 0) | (libs <= 1), _CAPTURED, _RUNNING),
-        )
-        return after, status
-
-    def round_(position, first):
-        chain, _ = _runner_chain(config, position, prey, runner_colour)
-        libs = bb.neighbours(chain, size) & _empty(config, position)
-        one = bb.lowest_point(libs, size)
-        two = bb.lowest_point(libs & ~bb.point_bits(one, size), size)
-        if capture:
-            moves = jnp.where(first, jnp.stack([first_move, -1]), jnp.stack([one, two]))
-            skip = jnp.zeros((2,), jnp.bool_)
-        else:
-            moves = jnp.where(first, jnp.stack([one, -1]), jnp.stack([one, two]))
-            skip = jnp.stack([first, first])
-
-        def try_atari(move, skip):
-            played = step(rconfig, position, jnp.maximum(move, 0))
-            atari = jax.tree.map(lambda old, new: jnp.where(skip, old, new), position, played)
-            _, libs_left = _runner_chain(config, atari, prey, runner_colour, enough=2)
-            ok = (move >= 0) & ~atari.illegal_move & (libs_left == 1)
-            after, status = runner_reply(atari, ~skip)
-            score = jnp.where(~ok, -1, jnp.where(status == _CAPTURED, 3, jnp.where(status == _RUNNING, 2, 0)))
-            return after, score
-
-        afters, scores = jax.vmap(try_atari)(moves, skip)
-        best = jnp.argmax(scores)
-        after = jax.tree.map(lambda x: x[best], afters)
-        status = jnp.where(scores[best] == 3, _CAPTURED, jnp.where(scores[best] == 2, _RUNNING, _ESCAPED))
-        return after, status
-
-    def cond(carry):
-        _, status, rounds = carry
-        return (status == _RUNNING) & (rounds <= config.num_points)
-
-    def body(carry):
-        position, _, rounds = carry
-        after, status = round_(position, rounds == 0)
-        return after, status, rounds + 1
-
-    start = (state, jnp.where(active, _RUNNING, _ESCAPED).astype(jnp.int32), jnp.int32(0))
-    status = jax.lax.while_loop(cond, body, start)[1]
-    # Running out of rounds cannot happen (the runner grows every round).
-    return jnp.where(status == _RUNNING, _ESCAPED, status)
+def _start(config: GoConfig, state: GoState, attacker_colour, prey):
+    attacker, defender, atari = _sides(state, attacker_colour)
+    return _read.start(config.size, attacker, defender, atari, state.ko_point, prey)
 
 
 def ladder_capture(config: GoConfig, state: GoState, move: jax.Array, prey: jax.Array) -> jax.Array:
@@ -198,12 +82,13 @@ def ladder_capture(config: GoConfig, state: GoState, move: jax.Array, prey: jax.
 
 
 def _capture_read(config, state, move, prey, active):
-    start = _reading_state(config, state)
-    runner_colour = 1 - state.turn.astype(jnp.int32)
-    is_opponent = bb.any_set(_runner(start, runner_colour) & bb.point_bits(prey, config.size))
+    size = config.size
+    attacker_colour = state.turn.astype(jnp.int32)
+    is_opponent = bb.any_set(state.stones[1 - attacker_colour] & bb.point_bits(prey, size))
+    position = _start(config, state, attacker_colour, prey)
     move = jnp.asarray(move, jnp.int32)
-    status = _read(config, start, prey, runner_colour, move, capture=True, active=active & is_opponent)
-    return is_opponent & (status == _CAPTURED)
+    status = _read.read(size, position, "capture", move, active & is_opponent)
+    return is_opponent & (status == _read.CAPTURED)
 
 
 def ladder_escape(config: GoConfig, state: GoState, prey: jax.Array) -> jax.Array:
@@ -222,15 +107,16 @@ def ladder_escape(config: GoConfig, state: GoState, prey: jax.Array) -> jax.Arra
     return _escape_read(config, state, -1, prey, True)
 
 
-def _escape_read(config, state, move, prey, active):
+def _escape_read(config, state, move, prey, active, mode="extend"):
     del move  # the chain's single liberty
-    start = _reading_state(config, state)
-    runner_colour = state.turn.astype(jnp.int32)
-    is_mover = bb.any_set(_runner(start, runner_colour) & bb.point_bits(prey, config.size))
-    _, libs = _runner_chain(config, start, prey, runner_colour, enough=2)
-    ok = is_mover & (libs == 1)
-    status = _read(config, start, prey, runner_colour, jnp.int32(-1), capture=False, active=active & ok)
-    return ok & (status == _ESCAPED)
+    size = config.size
+    attacker_colour = 1 - state.turn.astype(jnp.int32)
+    is_mover = bb.any_set(state.stones[1 - attacker_colour] & bb.point_bits(prey, size))
+    position = _start(config, state, attacker_colour, prey)
+    empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
+    ok = is_mover & (bb.count(bb.neighbours(position.runner, size) & empty) == 1)
+    status = _read.read(size, position, mode, -1, active & ok)
+    return ok & (status == _read.ESCAPED)
 
 
 def _check_chunk(chunk) -> None:
