@@ -105,7 +105,15 @@ class _SgfCommands(_EngineParts):
         game = self.game
         result = game.result() if game.over else None
         setup = game.setup if game.setup is not None and np.any(game.setup) else None
-        text = to_sgf(game.config, game.played(), setup=setup, first_player=game.first_player, result=result)
+        metadata = {"HA": str(game.handicap)} if game.handicap else None
+        text = to_sgf(
+            game.config,
+            game.played(),
+            setup=setup,
+            first_player=game.first_player,
+            result=result,
+            metadata=metadata,
+        )
         if args:
             try:
                 atomic_write(args[0], text)

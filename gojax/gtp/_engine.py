@@ -28,15 +28,17 @@ import time
 
 import numpy as np
 
-from gojax._core.types import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoConfig
+from gojax._core.types import BLACK, MAX_SIZE, MIN_SIZE, WHITE, GoConfig
 from gojax._host.diagram import render
 from gojax._host.vertices import to_gtp
 from gojax._version import __version__
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._commands import _SgfCommands, _TimeCommands
+from gojax.gtp._endgame import _EndgameCommands
 from gojax.gtp._game import Game, GameOver, IllegalMove
 from gojax.gtp._genmove import choose_move, position_for
+from gojax.gtp._handicap import _HandicapCommands
 from gojax.gtp._players import Searcher, player_levels
 from gojax.gtp._protocol import (
     CommandError,
@@ -56,7 +58,7 @@ log = logging.getLogger("gojax.gtp")
 _NAME = {BLACK: "black", WHITE: "white"}
 
 
-class GTPEngine(_SgfCommands, _TimeCommands):
+class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands):
     """A GTP v2 engine playing gojax's rules with a gojax player.
 
     Args:
@@ -129,6 +131,10 @@ class GTPEngine(_SgfCommands, _TimeCommands):
             "showboard": self._showboard,
             "final_score": self._final_score,
             "final_status_list": self._final_status_list,
+            "fixed_handicap": self._fixed_handicap,
+            "place_free_handicap": self._place_free_handicap,
+            "set_free_handicap": self._set_free_handicap,
+            "kgs-genmove_cleanup": self._kgs_genmove_cleanup,
             "loadsgf": self._loadsgf,
             "printsgf": self._printsgf,
             "time_settings": self._time_settings_command,
@@ -248,23 +254,40 @@ class GTPEngine(_SgfCommands, _TimeCommands):
             raise CommandError(f"illegal move: {error}") from None
         return ""
 
-    def _choose(self, colour: int, timed: bool) -> tuple[int, str]:
-        """``(action, how)`` for ``colour`` (see :func:`~gojax.gtp._genmove.choose_move`)."""
-        return choose_move(
+    @property
+    def seed(self) -> int:
+        """The player's seed (also seeds the dead-stone playouts)."""
+        return self.spec.seed
+
+    def _choose(self, colour: int, timed: bool, cleanup: bool = False) -> tuple[int, str]:
+        """``(action, how)`` for ``colour`` (see :func:`~gojax.gtp._genmove.choose_move`).
+
+        ``cleanup`` (``kgs-genmove_cleanup``): no pass while dead opponent
+        stones are on the board (see :mod:`gojax.gtp._endgame`).
+        """
+        action, how = choose_move(
             self.game,
             self.searcher,
             colour,
             self.clocks[colour] if timed else None,
             self._rng,
-            pass_when_ahead=self.pass_when_ahead,
-            allow_early_pass=self.allow_early_pass,
+            pass_when_ahead=self.pass_when_ahead and not cleanup,
+            allow_early_pass=self.allow_early_pass or cleanup,
         )
+        if cleanup and action == self.config.pass_action:
+            capture = self.cleanup_move(colour)
+            if capture is not None:
+                action, how = capture, f"{how}; cleanup of dead stones instead"
+        return action, how
 
     def _genmove(self, args):
         check_arity(args, 1, usage="genmove colour")
-        colour = parse_colour(args[0])
+        return self._generate(parse_colour(args[0]), cleanup=False)
+
+    def _generate(self, colour: int, *, cleanup: bool) -> str:
+        """Chooses, plays and returns ``colour``'s move; its time goes on ``colour``'s clock."""
         start = self.time_source()
-        action, how = self._choose(colour, timed=True)
+        action, how = self._choose(colour, timed=True, cleanup=cleanup)
         try:
             self.game.play(colour, action)
         except GameOver:  # resigned, forfeited or capped: the pass stays off the board
@@ -299,19 +322,6 @@ class GTPEngine(_SgfCommands, _TimeCommands):
             + f"\n{status}; move {int(state.move_number)}; komi {self.config.komi:g}; "
             f"captures: black {black}, white {white}"
         )
-
-    def _final_score(self, args):
-        return self.game.result()
-
-    def _final_status_list(self, args):
-        check_arity(args, 1, usage="final_status_list alive|dead|seki")
-        status = args[0].lower()
-        if status not in ("alive", "dead", "seki"):
-            raise CommandError(f"syntax error: invalid status {args[0]!r}")
-        if status != "alive":
-            return ""  # Tromp-Taylor: every stone on the board counts as alive
-        points = np.flatnonzero(self.game.board().reshape(-1) != EMPTY)
-        return " ".join(to_gtp(self.config, int(p)) for p in points)
 
     def _legal_moves(self, args):
         check_arity(args, 0, 1, usage="gojax-legal_moves [colour]")

@@ -58,6 +58,7 @@ class Game:
       states: ``[start, after move 1, ...]``, the last is the current state.
       setup: ``int8[N, N]`` stones of a given start position (``None`` for the empty board).
       first_player: 1 or 2, who moved first.
+      handicap: the number of handicap stones in ``setup`` (0: none; SGF ``HA``).
       moves: ``[(colour, action), ...]`` for every state after the first
         (colour 1 black, 2 white; ``P`` is a pass), inserted passes included;
         a resignation or forfeit is ``(colour, None)``.
@@ -68,6 +69,7 @@ class Game:
         self.states: list[GoState] = [init(config) if start is None else start]
         self.setup = None if start is None else board_of(config, start)
         self.first_player = 1 if start is None else int(start.turn) + 1
+        self.handicap = 0
         self.moves: list[tuple[int, int | None]] = []
         self._marks: list[int] = [1]  # len(states) after each GTP move, for undo
 
@@ -89,6 +91,7 @@ class Game:
             except ValueError as error:
                 raise ValueError(f"setup stones: {error}") from None
         game = cls(config, start)
+        game.handicap = record.handicap or 0
         moves = record.moves if limit is None else record.moves[: max(0, limit - 1)]
         for number, (colour, action) in enumerate(moves, start=1):
             try:

@@ -6,9 +6,10 @@
     python -m gojax.gtp --player az --checkpoint runs/9x9/ckpt   # an AlphaZero network
 
 Replies go to stdout (flushed after each); logs, JAX's messages and any stray
-``print`` go to stderr, so the protocol stream stays clean. ``--cache-dir``
-turns on JAX's persistent compilation cache: the second start of an engine
-then compiles its player in seconds instead of tens of seconds.
+``print`` go to stderr, so the protocol stream stays clean. The compilation
+cache (:mod:`gojax.gtp._cache`; ``--compile-cache DIR``, ``--no-compile-cache``)
+is on by default: the second start of an engine loads its player in a second
+instead of compiling it for tens of seconds.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import argparse
 import logging
 import sys
 
-import jax
-
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
+from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
 from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec
 
 __all__ = ["build_parser", "engine_arguments", "main"]
+
+_CACHE_HELP = f"compilation cache directory (default: ${ENV_VAR}, else $XDG_CACHE_HOME/gojax/jax)"
 
 
 def _size(text: str) -> int:
@@ -73,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument(
         "--no-warmup", action="store_true", help="do not compile and time the player on time_settings"
     )
-    engine.add_argument("--cache-dir", default=None, help="JAX persistent compilation cache directory")
+    cache = engine.add_mutually_exclusive_group()
+    cache.add_argument("--compile-cache", "--cache-dir", metavar="DIR", default=None, help=_CACHE_HELP)
+    cache.add_argument("--no-compile-cache", action="store_true", help="compile everything afresh")
     engine.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     return parser
 
@@ -132,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     protocol = sys.stdout
     sys.stdout = sys.stderr  # nothing but replies may reach the controller
     try:
-        if args.cache_dir:
-            jax.config.update("jax_compilation_cache_dir", args.cache_dir)
-            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        enable(resolve(args.compile_cache, args.no_compile_cache))
         try:
             engine = GTPEngine(*engine_arguments(args))
         except (ValueError, TypeError, OSError, ImportError) as error:

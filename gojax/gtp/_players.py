@@ -41,6 +41,7 @@ import numpy as np
 from gojax import players
 from gojax._core.types import GoConfig, GoState
 from gojax.features import observation
+from gojax.gtp._cache import compile_player
 from gojax.gtp._spec import Level, PlayerSpec
 
 __all__ = ["Searcher", "player_levels", "safe_move"]
@@ -236,7 +237,7 @@ class Searcher:
                 function = _SHARED.get(shared_key) if shared_key is not None else None
             if function is None:
                 start = time.perf_counter()
-                function = jax.jit(plain).lower(state, self.new_key()).compile()
+                function = compile_player(config, player, plain, (state, self.new_key()))
                 log.info(
                     "compiled %s for %dx%d in %.1f s",
                     level.label,
