@@ -131,7 +131,7 @@ def test_wheel_metadata_and_files(installed):
     assert "jax<0.11,>=0.10.2" in requires and "numpy>=2.4" in requires
     assert not [r for r in requires if "extra ==" not in r and not r.startswith(("jax", "numpy"))]
     assert {"players", "alphazero", "png", "docs", "test"} <= set(metadata.get_all("Provides-Extra"))
-    assert 'cairosvg>=2.7; extra == "png"' in requires and 'pdoc>=15; extra == "docs"' in requires
+    assert 'cairosvg>=2.9; extra == "png"' in requires and 'pdoc>=16; extra == "docs"' in requires
     for script in SCRIPTS:
         assert re.search(rf"^{script} = gojax\.", entry_points, re.M), script
 
