@@ -1,7 +1,15 @@
-"""Runs experiments/tour.ipynb headless (nbclient, a python3 kernel on this interpreter), checks its outputs.
+"""experiments/tour.ipynb: stored with its outputs, and executed here headless (nbclient).
 
-The notebook is committed without outputs; executing it here fills them in
-memory only (nothing is written).
+The notebook is committed **with** its outputs, so its boards show on a code
+host. The stored outputs must hold no error and no path of the machine that
+ran it; every code cell must have run, in order. The suite executes the
+notebook again (a python3 kernel on this interpreter; its first cell installs
+gojax only where it is missing) and checks the fresh outputs, and that they
+have the same kinds of output, cell by cell, as the stored ones.
+
+To refresh the stored outputs after changing the notebook::
+
+    python tests/test_notebook.py
 """
 
 from __future__ import annotations
@@ -18,18 +26,8 @@ pytest.importorskip("ipykernel")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "experiments" / "tour.ipynb"
 
 
-def test_notebook_is_committed_without_outputs():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert code, "the tour has no code cells"
-    for cell in code:
-        assert cell.outputs == [] and cell.execution_count is None, "clear the outputs before committing"
-
-
-@pytest.fixture(scope="module")
-def executed():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+def execute(nb):
+    """Runs every cell of ``nb`` in place, from the notebook's folder (a python3 kernel on this python)."""
     # jupyter_client starts the "python3" kernel with sys.executable (this venv's python); a last cell checks.
     nb.cells.append(nbformat.v4.new_code_cell("import sys; print('KERNEL', sys.executable)"))
     client = nbclient.NotebookClient(
@@ -41,11 +39,40 @@ def executed():
     return nb
 
 
+def _code(nb):
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def _kinds(cell) -> list[str]:
+    return [output.output_type + ":" + ",".join(sorted(output.get("data", {}))) for output in cell.outputs]
+
+
+def test_notebook_is_stored_with_its_outputs():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(nb)
+    code = _code(nb)
+    assert code[0].source.lstrip().startswith("# Installs gojax where it is missing")
+    assert "%pip install" in code[0].source and "find_spec" in code[0].source
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1)), "run it top to bottom"
+    assert all(cell.outputs for cell in code), "a cell without its output: run the notebook before committing"
+    outputs = [output for cell in code for output in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr"]
+    stored = nbformat.writes(nb)
+    assert "/work/" not in stored and str(Path.home()) not in stored, "a local path in the stored outputs"
+    assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) >= 3
+
+
+@pytest.fixture(scope="module")
+def executed():
+    return execute(nbformat.read(NOTEBOOK, as_version=4))
+
+
 def test_every_cell_runs_and_shows_something(executed):
-    code = [cell for cell in executed.cells if cell.cell_type == "code"]
+    code = _code(executed)
     errors = [output for cell in code for output in cell.outputs if output.output_type == "error"]
     assert not errors, "\n".join(f"{e.ename}: {e.evalue}" for e in errors)
-    assert all(cell.outputs for cell in code[1:]), "a cell printed or displayed nothing"
+    assert all(cell.outputs for cell in code), "a cell printed or displayed nothing"
+    assert "gojax is installed" in code[0].outputs[0]["text"]  # the install cell did not install
     rich = [
         output.data
         for cell in code
@@ -59,3 +86,16 @@ def test_every_cell_runs_and_shows_something(executed):
     assert any(text.count("<svg") == 8 for text in htmls), "no row of the 8 symmetries"
     text = "".join(output.get("text", "") for cell in code for output in cell.outputs)
     assert "MoveDataset(9x9" in text and " plays " in text
+    assert "observation (256, 5, 5, 17) bool" in text and "games finished" in text
+
+
+def test_stored_outputs_are_those_of_the_current_cells(executed):
+    stored = _code(nbformat.read(NOTEBOOK, as_version=4))
+    fresh = _code(executed)
+    assert [_kinds(cell) for cell in stored] == [_kinds(cell) for cell in fresh]
+
+
+if __name__ == "__main__":
+    notebook = execute(nbformat.read(NOTEBOOK, as_version=4))
+    nbformat.write(notebook, NOTEBOOK)
+    print(f"{NOTEBOOK}: executed and stored with its outputs")

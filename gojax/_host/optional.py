@@ -17,7 +17,7 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-__all__ = ["DISTRIBUTIONS", "MissingDependencyError", "import_optional", "missing", "require"]
+__all__ = ["DISTRIBUTIONS", "import_optional", "missing", "require"]
 
 DISTRIBUTIONS = {
     "orbax.checkpoint": "orbax-checkpoint",
@@ -26,10 +26,6 @@ DISTRIBUTIONS = {
     "tensorboardX": "tensorboardX",
 }
 """Module name -> the name to ``pip install`` where the two differ (else the module's top name)."""
-
-
-class MissingDependencyError(ImportError):
-    """An optional dependency of a gojax feature is not installed; the message says what to install."""
 
 
 def missing(module: str) -> bool:
@@ -46,7 +42,7 @@ def _message(module: str, feature: str, extra: str) -> str:
 
 
 def require(*modules: str, feature: str, extra: str) -> None:
-    """Raises :class:`MissingDependencyError` naming the first of ``modules`` that is missing.
+    """Raises ``ImportError`` naming the first of ``modules`` that is missing, and the extra.
 
     Args:
       modules: dotted module names, e.g. ``"flax"``, ``"orbax.checkpoint"``.
@@ -55,11 +51,11 @@ def require(*modules: str, feature: str, extra: str) -> None:
     """
     for module in modules:
         if missing(module):
-            raise MissingDependencyError(_message(module, feature, extra), name=module)
+            raise ImportError(_message(module, feature, extra), name=module)
 
 
 def import_optional(module: str, *, feature: str, extra: str) -> ModuleType:
-    """``importlib.import_module(module)``, or :class:`MissingDependencyError` if it is not installed.
+    """``importlib.import_module(module)``, or ``ImportError`` naming the extra if it is not installed.
 
     Only the absence of ``module`` itself (or of a package it belongs to) is
     turned into the one-line message; an error raised while importing an
@@ -71,4 +67,4 @@ def import_optional(module: str, *, feature: str, extra: str) -> ModuleType:
         parts = module.split(".")
         if error.name not in {".".join(parts[: i + 1]) for i in range(len(parts))}:
             raise
-        raise MissingDependencyError(_message(module, feature, extra), name=module) from None
+        raise ImportError(_message(module, feature, extra), name=module) from None
