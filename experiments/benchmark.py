@@ -57,7 +57,7 @@ from gojax.players import sample_uniform
 RESULTS = Path(__file__).resolve().parent / "results"
 FIELDS = [
     "section", "engine", "size", "batch", "rate", "rate_min", "rate_max", "unit",
-    "ratio", "ratio_to", "compile_s", "bytes_per_state",
+    "ratio", "ratio_to", "compile_s", "bytes_per_state", "ratio_rules",
 ]  # fmt: skip
 
 
@@ -126,7 +126,12 @@ def pgx_engine(size: int) -> Engine:
     return Engine("pgx", fresh, move, _bytes(jax.eval_shape(env.init, jax.random.PRNGKey(0))))
 
 
-ENGINES = {"gojax": gojax_engine, "goenv": goenv_engine, "pgx": pgx_engine}
+ENGINES = {
+    "gojax": gojax_engine,
+    "goenv": goenv_engine,
+    "goenv-none": lambda size: dataclasses.replace(goenv_engine(size, observation=None), name="goenv-none"),
+    "pgx": pgx_engine,
+}
 
 
 def steady_state(engine: Engine, games: int, warmup: int, key: jax.Array):
@@ -204,6 +209,10 @@ def measure_engines(names, size, batches, args) -> list[dict]:
                 )
             rows.append(_row("engines", name, size, batch, rates, "moves/s", ratio, "pgx",
                              entry["compile_s"], pools[name][0].bytes_per_state))  # fmt: skip
+            if "gojax" in runs:  # the rules alone, same repeats
+                rows[-1]["ratio_rules"] = statistics.median(
+                    g / s for s, g in zip(entry["seconds"], runs["gojax"]["seconds"], strict=True)
+                )
             _echo(rows[-1])
     return rows
 
@@ -233,7 +242,7 @@ def measure_features(size: int, batch: int, names, args) -> list[dict]:
     config = gojax.GoConfig(size=size)
     engine = goenv_engine(size, observation=None)
     state = steady_state(engine, batch, args.warmup or 2 * size * size, jax.random.PRNGKey(7))
-    game, history = state.game, state.history
+    game, history = state._game, state._history
     actions = sample_uniform(jax.random.PRNGKey(3), state.legal_action_mask)
     candidates = {
         "step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions),
@@ -241,7 +250,7 @@ def measure_features(size: int, batch: int, names, args) -> list[dict]:
     }
     for name in names:
         spec = features.OBSERVATIONS[name]
-        candidates[f"{name} ({spec.num_channels} planes)"] = jax.vmap(functools.partial(spec, config))
+        candidates[f"{name} ({spec.channels(config)} planes)"] = jax.vmap(functools.partial(spec, config))
     runs = {}
     for what, function in candidates.items():
         begin = time.perf_counter()
@@ -266,11 +275,13 @@ def _row(section, engine, size, batch, rates, unit, ratio, ratio_to, compile_s, 
     rate, low, high = statistics.median(rates), min(rates), max(rates)
     return dict(section=section, engine=engine, size=size, batch=batch, rate=rate, rate_min=low,
                 rate_max=high, unit=unit, ratio=ratio, ratio_to=ratio_to, compile_s=compile_s,
-                bytes_per_state=nbytes)  # fmt: skip
+                bytes_per_state=nbytes, ratio_rules=float("nan"))  # fmt: skip
 
 
 def _echo(row: dict) -> None:
     ratio = "" if np.isnan(row["ratio"]) else f"x{row['ratio']:.3g} {row['ratio_to']}"
+    if not np.isnan(row["ratio_rules"]):
+        ratio += f"  x{row['ratio_rules']:.3g} rules"
     print(
         f"  {row['engine']:28s} {row['size']}x{row['size']} batch {row['batch']:6d}: "
         f"{row['rate']:12,.0f} {row['unit']} (min {row['rate_min']:,.0f}, max {row['rate_max']:,.0f})  "
@@ -328,14 +339,15 @@ def _report(args, rows, device) -> None:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
         writer.writerows(rows)
-    print("\n| what | board | batch | rate (median) | min - max | ratio | compile (s) | bytes/state |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| what | board | batch | rate (median) | min - max | ratio | / rules | compile (s) | bytes |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ratio = "" if np.isnan(r["ratio"]) else f"{r['ratio']:.3g} x {r['ratio_to']}"
         compiled = "" if np.isnan(r["compile_s"]) else f"{r['compile_s']:.1f}"
         print(
             f"| {r['engine']} | {r['size']}x{r['size']} | {r['batch']} | {r['rate']:,.0f} {r['unit']} | "
-            f"{r['rate_min']:,.0f} - {r['rate_max']:,.0f} | {ratio} | {compiled} | "
+            f"{r['rate_min']:,.0f} - {r['rate_max']:,.0f} | {ratio} | "
+            f"{'' if np.isnan(r['ratio_rules']) else format(r['ratio_rules'], '.3g')} | {compiled} | "
             f"{r['bytes_per_state'] or ''} |"
         )
     for size in args.sizes:

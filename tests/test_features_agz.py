@@ -132,12 +132,18 @@ def test_random_game_matches_reference_and_drops_old_boards(fns):
     assert not bool(states[-1].done)
     boards = [np.asarray(gojax.board(CONFIG, s)) for s in states]
     planes_bool = jax.jit(functools.partial(features.alphago_zero_planes, CONFIG, dtype=jnp.bool_))
+    pgx_planes = jax.jit(functools.partial(features.observation("pgx"), CONFIG))
     for t, (s, h) in enumerate(zip(states, hists, strict=True)):
         expected = _reference_planes(boards, t, int(gojax.to_play(CONFIG, s)))
         np.testing.assert_array_equal(fns["planes"](s, h), expected, err_msg=f"move {t}")
         as_bool = np.asarray(planes_bool(s, h))
         assert as_bool.dtype == np.bool_
         np.testing.assert_array_equal(as_bool, expected.astype(bool), err_msg=f"move {t}")
+        # pgx's observation: the same planes, the colour plane set when white is to move.
+        expected[..., AGZ_CHANNELS.colour] = 1 - expected[..., AGZ_CHANNELS.colour]
+        np.testing.assert_array_equal(pgx_planes(s, h), expected.astype(bool), err_msg=f"pgx, move {t}")
+    with pytest.raises(ValueError, match="colour_plane must be 'black' or 'white', got 'red'"):
+        features.alphago_zero_planes(CONFIG, states[0], hists[0], colour_plane="red")
 
 
 def test_planes_are_equivariant_under_the_8_symmetries_and_vmap_equals_per_game(fns):

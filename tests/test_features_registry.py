@@ -22,9 +22,16 @@ from gojax.env import GoEnv
 # name -> (function, channels, needs history): what the docs promise for the built-in presets.
 PRESETS = {
     "basic": (features.basic_planes, 15, False),
-    "alphago_zero": (features.alphago_zero_planes, 17, True),
+    "alphago_zero": (None, 17, True),
+    "pgx": (None, 17, True),
     "alphago": (features.alphago_planes, 48, True),
     "alphago_value": (None, 49, True),
+}
+# Presets registered as a function with settings: name -> (function, its keyword arguments).
+PARTIALS = {
+    "alphago_zero": (features.alphago_zero_planes, {"dtype": jnp.bool_}),
+    "pgx": (features.alphago_zero_planes, {"dtype": jnp.bool_, "colour_plane": "white"}),
+    "alphago_value": (features.alphago_planes, {"player_colour": True}),
 }
 _FRESH = itertools.count()
 
@@ -42,8 +49,11 @@ def test_lookup_returns_the_registered_specs():
         if function is not None:
             assert spec.observe is function
         assert features.observation(spec) is spec  # a spec is passed through
-    value = features.observation("alphago_value").observe
-    assert value.func is features.alphago_planes and value.keywords == {"player_colour": True}
+    for name, (function, keywords) in PARTIALS.items():
+        observe = features.observation(name).observe
+        assert observe.func is function and observe.keywords == keywords, name
+    katago = features.observation("katago")
+    assert katago.observe is features.katago_planes and katago.with_globals and katago.needs_history
 
 
 def test_unknown_name_is_an_error_listing_the_known_ones():
@@ -116,10 +126,14 @@ def test_every_registered_observation_has_its_declared_shape(size):
         assert spec.channels(config) == channels, name
         batched = jax.vmap(functools.partial(spec, config))
         assert jax.eval_shape(batched, states, hists).shape == (8, size, size, channels), name
-        if name in ("basic", "alphago_zero"):  # values too (the ladder presets take long to compile)
+        if name in ("basic", "alphago_zero", "pgx"):  # values too (the ladder presets take long to compile)
             planes = np.asarray(jax.jit(batched)(states, hists))
             assert np.isin(planes, [0, 1]).all(), f"{name} is declared binary"
             assert planes.any(axis=(0, 1, 2)).sum() >= channels // 2, name  # not a blank stack
+    katago = features.observation("katago")
+    planes, globals_ = jax.eval_shape(jax.vmap(functools.partial(katago, config)), states, hists)
+    assert planes.shape == (8, size, size, katago.channels(config)) and globals_.shape[0] == 8
+    assert katago.channels(config) == features.KATAGO_CHANNELS.num_channels
 
 
 def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):

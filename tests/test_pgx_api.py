@@ -1,0 +1,215 @@
+"""gojax.make against pgx: pgx's own API checker, seat order, and whole random games played move for
+move in pgx's Go and in gojax (boards, observations, masks, rewards, ends).
+
+pgx is a test dependency only (the ``test`` extra); gojax never imports it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import without_history
+
+import gojax
+
+pgx = pytest.importorskip("pgx")
+
+
+@pytest.fixture(scope="module")
+def pgx_checker():
+    """pgx's ``api_test`` with its random-action helper made to take one game's mask.
+
+    pgx 2.6's ``api_test_single`` calls ``act_randomly(key, mask)`` (categorical
+    over ``axis=1``) on a single state's 1-D mask, which raises an IndexError
+    for every environment, pgx's own Go included; the batched half is
+    unaffected. The wrapper adds the batch axis and removes it again.
+    """
+    from pgx._src import api_test as checker
+
+    batched = checker.act_randomly
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            checker,
+            "act_randomly",
+            jax.jit(lambda key, mask: batched(key, mask[None])[0] if mask.ndim == 1 else batched(key, mask)),
+        )
+        yield checker.api_test
+
+
+@pytest.mark.parametrize("env_id", ["go_9x9", "go_19x19"])
+def test_pgx_api_test_passes(pgx_checker, env_id):
+    env = gojax.make(env_id)
+    assert env.id == env_id and env.num_players == 2
+    pgx_checker(env, num=1)
+
+
+def test_make_mirrors_pgx_make_and_takes_the_rules():
+    for env_id in ("go_9x9", "go_19x19"):
+        ours, theirs = gojax.make(env_id), pgx.make(env_id)
+        assert ours.id == theirs.id and ours.num_players == theirs.num_players
+        assert ours.num_actions == theirs.num_actions
+        assert ours.observation_shape == tuple(theirs.observation_shape)
+    env = gojax.make("go_13x13", komi=6.5, ko_rule="situational", suicide=True, max_moves=50)
+    assert env.config == gojax.GoConfig(size=13, komi=6.5, ko_rule="situational", suicide=True, max_moves=50)
+    state = jax.eval_shape(env.init, jax.random.PRNGKey(0))
+    assert state.env_id == "go_13x13" and state.legal_action_mask.shape == (170,)
+    assert gojax.make("go_9x9", observation="basic").observation_shape == (9, 9, 15)
+    for bad in ("go_9x10", "chess", "go_9x9x9", 9):
+        with pytest.raises(ValueError, match=f"unknown environment id {re.escape(repr(bad))}.*'go_NxN'"):
+            gojax.make(bad)
+    for bad in ("go_1x1", "go_26x26"):
+        with pytest.raises(ValueError, match="size"):
+            gojax.make(bad)
+    with pytest.raises(ValueError, match="ko_rule"):
+        gojax.make("go_9x9", ko_rule="japanese")
+
+
+def test_state_fields_are_pgxs():
+    state = gojax.make("go_9x9").init(jax.random.PRNGKey(1))
+    public = [name for name in vars(state) if not name.startswith("_")]
+    assert public == [
+        "current_player",
+        "observation",
+        "rewards",
+        "terminated",
+        "truncated",
+        "legal_action_mask",
+    ]
+    theirs = pgx.make("go_9x9").init(jax.random.PRNGKey(1))
+    for name in public:
+        ours, other = getattr(state, name), getattr(theirs, name)
+        assert ours.dtype == other.dtype and ours.shape == other.shape, name
+
+
+def test_seats_are_drawn_as_pgx_draws_them():
+    keys = jax.random.split(jax.random.PRNGKey(5), 256)
+    ours = jax.jit(jax.vmap(gojax.make("go_9x9", observation=None).init))(keys)
+    theirs = jax.jit(jax.vmap(pgx.make("go_9x9").init))(keys)
+    black = np.asarray(ours._black)
+    assert 0.4 < black.mean() < 0.6  # player 0 is black in about half of the games
+    np.testing.assert_array_equal(black, np.asarray(theirs._player_order)[:, 0])
+    np.testing.assert_array_equal(ours.current_player, theirs.current_player)  # black moves first
+
+
+def test_save_svg_draws_one_board_or_a_grid(tmp_path):
+    env = gojax.make("go_5x5", observation=None, ko_rule="simple")
+    keys = jax.random.split(jax.random.PRNGKey(2), 5)
+    step = jax.jit(jax.vmap(env.step))
+    states = jax.jit(jax.vmap(env.init))(keys)
+    for action in (12, 13, 7):
+        states = step(states, jnp.full(5, action))
+    states.save_svg(tmp_path / "grid.svg")
+    text = (tmp_path / "grid.svg").read_text()
+    assert text.count('<svg x="') == 5  # one board per game
+    assert len(re.findall(r'class="stone (black|white)"', text)) == 5 * 3
+    one = jax.tree.map(lambda x: x[0], states)
+    single = one.to_svg()
+    assert single.count("<svg") == 1 and len(re.findall(r'class="stone black"', single)) == 2
+    with pytest.raises(ValueError, match=r"must end with \.svg"):
+        one.save_svg(tmp_path / "board.png")
+    with pytest.raises(ValueError, match="color_theme"):
+        one.to_svg(color_theme="dark")
+
+
+# --------------------------------------------------------------------------- move for move against pgx
+
+GAMES = 8
+
+
+def _boards_of_pgx(state) -> np.ndarray:
+    """``int8[B, N, N]`` from pgx's chain-id board (> 0 black, < 0 white) as 0/1/2."""
+    board = np.asarray(state._x.board)
+    size = round(board.shape[-1] ** 0.5)
+    return np.where(board > 0, gojax.BLACK, np.where(board < 0, gojax.WHITE, gojax.EMPTY)).reshape(
+        -1, size, size
+    )
+
+
+@pytest.fixture(scope="module")
+def played_9x9():
+    """Whole random games in both environments from the same keys and actions; per-move records."""
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    config = env.config
+    simple = gojax.GoConfig(size=9, ko_rule="simple")
+    ours_step, theirs_step = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(other.step))
+    simple_mask = jax.jit(jax.vmap(functools.partial(gojax.legal_action_mask, simple)))
+    board = jax.jit(jax.vmap(functools.partial(gojax.board, config)))
+    keys = jax.random.split(jax.random.PRNGKey(11), GAMES)
+    ours, theirs = jax.jit(jax.vmap(env.init))(keys), jax.jit(jax.vmap(other.init))(keys)
+    # Half of the games pass often (they end by two passes), half only when nothing else is legal
+    # (they reach the move cap, and repeat captures where superko bans show).
+    pass_bias = jnp.where(jnp.arange(GAMES) % 2 == 0, 3.0, -30.0)
+    key = jax.random.PRNGKey(12)
+    records = []
+    while not bool(np.asarray(ours.terminated).all()):
+        key, sub = jax.random.split(key)
+        logits = jnp.where(ours.legal_action_mask, 0.0, -jnp.inf).at[:, -1].add(pass_bias)
+        actions = jax.random.categorical(sub, logits)  # legal for gojax, hence for pgx
+        mine = np.asarray(ours.legal_action_mask)
+        records.append(
+            dict(
+                ours=mine,
+                theirs=np.asarray(theirs.legal_action_mask),
+                simple=np.asarray(simple_mask(without_history(ours._game)))
+                | np.asarray(ours.terminated)[:, None],
+            )
+        )
+        ours, theirs = ours_step(ours, actions), theirs_step(theirs, actions)
+        records[-1].update(
+            terminated=(np.asarray(ours.terminated), np.asarray(theirs.terminated)),
+            rewards=(np.asarray(ours.rewards), np.asarray(theirs.rewards)),
+            player=(np.asarray(ours.current_player), np.asarray(theirs.current_player)),
+            steps=(np.asarray(ours._step_count), np.asarray(theirs._step_count)),
+            observation=(np.asarray(ours.observation), np.asarray(theirs.observation)),
+            board=(np.asarray(board(ours._game)), _boards_of_pgx(theirs)),
+            capped=np.asarray(ours._game.truncated),
+        )
+    return records
+
+
+def test_random_games_agree_with_pgx_move_for_move(played_9x9):
+    for number, record in enumerate(played_9x9, start=1):
+        for what in ("terminated", "rewards", "player", "steps", "observation", "board"):
+            ours, theirs = record[what]
+            np.testing.assert_array_equal(ours, theirs, err_msg=f"{what} after move {number}")
+    assert played_9x9[-1]["terminated"][0].all()
+    capped = played_9x9[-1]["capped"]
+    assert capped.any() and not capped.all()  # both kinds of end: two passes and the move cap (scored)
+    totals = sum(record["rewards"][0] for record in played_9x9)
+    assert (np.abs(totals).sum(axis=1) == 2).all()  # every game has one winner (komi 7.5)
+
+
+def test_masks_differ_from_pgx_only_by_superko(played_9x9):
+    for number, record in enumerate(played_9x9, start=1):
+        # pgx bans only the simple ko recapture: its mask is gojax's under the simple ko rule.
+        np.testing.assert_array_equal(record["theirs"], record["simple"], err_msg=f"before move {number}")
+        assert not (record["ours"] & ~record["theirs"]).any()  # gojax's mask lies inside pgx's
+
+
+def test_a_superko_repeat_is_refused_by_gojax_and_lost_in_pgx():
+    # Sending two, returning one (9x9, top left). Start: black a1 = 1, b = 9; white 3, 10, 11, 12.
+    #   . X p O        black plays p = 2 (two stones in atari), white takes both at 0, and black's
+    #   X O O O        retake at 1 recreates the start: a positional superko repeat. Simple ko
+    # allows it (the retaking stone has two liberties), and so does pgx's mask.
+    pass_ = 81
+    setup = [1, 3, 9, 10, pass_, 11, pass_, 12, 2, 0]
+    ours_env, pgx_env = gojax.make("go_9x9"), pgx.make("go_9x9")
+    ours, theirs = ours_env.init(jax.random.PRNGKey(0)), pgx_env.init(jax.random.PRNGKey(0))
+    ours_step, theirs_step = jax.jit(ours_env.step), jax.jit(pgx_env.step)
+    for action in setup:
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+    assert not bool(ours.terminated) and not bool(theirs.terminated)
+    differ = np.flatnonzero(np.asarray(ours.legal_action_mask) != np.asarray(theirs.legal_action_mask))
+    assert differ.tolist() == [1] and bool(theirs.legal_action_mask[1])  # only the repeat, pgx lists it
+    mover = int(ours.current_player)
+    ours, theirs = ours_step(ours, 1), theirs_step(theirs, 1)
+    # Both end the game as a loss for the mover: pgx because the position repeats, gojax because
+    # the move is illegal (gojax leaves the board as it was; pgx's board shows the repeat).
+    assert bool(ours.terminated) and bool(theirs.terminated)
+    np.testing.assert_array_equal(ours.rewards, theirs.rewards)
+    assert float(ours.rewards[mover]) == -1 and bool(ours._game.illegal_move)
