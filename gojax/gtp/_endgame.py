@@ -17,6 +17,9 @@ Benson's pass-alive chains), computed once per position and seed:
   (or would pass after the opponent's pass), it plays a move that captures
   them or takes one of their liberties (without putting its own chain in
   atari where it can), so they come off the board.
+
+``list_stones colour`` (as GNU Go's) lists the stones of a colour on the
+board, whatever their status.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ _STATUSES = ("alive", "dead", "seki")
 
 
 class _EndgameCommands(_EngineParts):
-    """``final_status_list``, ``final_score``, ``kgs-genmove_cleanup``."""
+    """``final_status_list``, ``final_score``, ``kgs-genmove_cleanup``, ``list_stones``."""
 
     _judged: tuple[tuple, Status] | None = None
 
@@ -61,6 +64,12 @@ class _EndgameCommands(_EngineParts):
         if self._judged is None or self._judged[0] != key:
             self._judged = (key, judge(self.config, grid, seed=self.seed))
         return self._judged[1]
+
+    def _list_stones(self, args):
+        check_arity(args, 1, usage="list_stones colour")
+        colour = parse_colour(args[0])
+        points = np.flatnonzero(self.game.board().reshape(-1) == colour)
+        return " ".join(to_gtp(self.config, int(p)) for p in points)
 
     def _final_status_list(self, args):
         check_arity(args, 1, usage="final_status_list alive|dead|seki")
