@@ -38,7 +38,7 @@ from gojax.gtp._commands import _EngineParts
 from gojax.gtp._game import format_score
 from gojax.gtp._genmove import own_eyes, position_for
 from gojax.gtp._protocol import CommandError, check_arity, parse_colour
-from gojax.gtp._status import Status, judge, score_without
+from gojax.gtp._status import PLAYOUTS, Status, judge, score_without
 
 __all__: list[str] = []
 
@@ -49,6 +49,7 @@ class _EndgameCommands(_EngineParts):
     """``final_status_list``, ``final_score``, ``kgs-genmove_cleanup``, ``list_stones``."""
 
     _judged: tuple[tuple, Status] | None = None
+    status_playouts: int = PLAYOUTS  # playouts per colour of the judgement
 
     if TYPE_CHECKING:
 
@@ -60,9 +61,9 @@ class _EndgameCommands(_EngineParts):
     def status(self) -> Status:
         """The engine's judgement of the current board (cached per board, size and seed)."""
         grid = self.game.board()
-        key = (self.config.size, self.config.suicide, grid.tobytes(), self.seed)
+        key = (self.config.size, self.config.suicide, grid.tobytes(), self.seed, self.status_playouts)
         if self._judged is None or self._judged[0] != key:
-            self._judged = (key, judge(self.config, grid, seed=self.seed))
+            self._judged = (key, judge(self.config, grid, seed=self.seed, playouts=self.status_playouts))
         return self._judged[1]
 
     def _list_stones(self, args):
