@@ -16,7 +16,8 @@ Benson's pass-alive chains), computed once per position and seed:
   opponent stones it judges dead are on the board: when the search passes
   (or would pass after the opponent's pass), it plays a move that captures
   them or takes one of their liberties (without putting its own chain in
-  atari where it can), so they come off the board.
+  atari where it can), so they come off the board - also after two passes
+  (the cleanup phase follows them).
 
 ``list_stones colour`` (as GNU Go's) lists the stones of a colour on the
 board, whatever their status.
@@ -35,8 +36,8 @@ from gojax._host.chains import chain_at, chains
 from gojax._host.grid import board_of
 from gojax._host.vertices import to_gtp
 from gojax.gtp._commands import _EngineParts
-from gojax.gtp._game import format_score
-from gojax.gtp._genmove import own_eyes, position_for
+from gojax.gtp._game import GameOver, format_score
+from gojax.gtp._genmove import own_eyes
 from gojax.gtp._protocol import CommandError, check_arity, parse_colour
 from gojax.gtp._status import PLAYOUTS, Status, judge, score_without
 
@@ -98,8 +99,11 @@ class _EndgameCommands(_EngineParts):
         then any legal liberty of a dead chain that is no own eye.
         """
         game = self.game
-        state = position_for(game, colour)
-        if state is None or bool(state.done):
+        try:  # a game ended by two passes is played on: the cleanup phase comes after them
+            state = game._turn_for(game._reopen(game.state), colour)
+        except GameOver:  # resigned, forfeited or at the move cap
+            return None
+        if bool(state.done):
             return None
         grid = game.board()
         opponent = BLACK + WHITE - colour
