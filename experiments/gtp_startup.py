@@ -10,8 +10,9 @@ subprocess with a fresh, empty ``DIR`` (cold), then ``--warm`` more times with
 the same ``DIR`` (warm), and once with ``--no-compile-cache``. Each run sends
 ``boardsize N``, ``clear_board``, ``genmove b``, ``quit`` and times, end to
 end from the start of the process, the reply to ``genmove`` (the time a GUI
-waits for the engine's first move) and the whole process. Prints a table
-and writes it as CSV to ``--out``.
+waits for the engine's first move) and the whole process, and reads the
+process's CPU time (user + system: on a busy machine the wall times grow, the
+CPU time much less). Prints a table and writes it as CSV to ``--out``.
 """
 
 from __future__ import annotations
@@ -64,8 +65,10 @@ def one_run(args: argparse.Namespace, cache: list[str]) -> dict:
     first_move = time.perf_counter() - start
     process.stdin.write("quit\n")
     process.stdin.close()
-    process.wait()
-    return {"genmove_s": first_move, "process_s": time.perf_counter() - start, "move": move}
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"genmove_s": first_move, "process_s": time.perf_counter() - start, "cpu_s": cpu, "move": move}
 
 
 def main(argv=None) -> int:
@@ -80,14 +83,15 @@ def main(argv=None) -> int:
             result = one_run(args, flags)
             rows.append({"run": label, **result})
             seconds = f"genmove after {result['genmove_s']:6.1f} s  process {result['process_s']:6.1f} s"
+            seconds += f"  (CPU {result['cpu_s']:5.1f} s)"
             print(f"{label:9s} {seconds}", flush=True)
     warm = [r["genmove_s"] for r in rows if r["run"] == "warm"]
     board = f"{args.size}x{args.size} {args.player}"
     print(f"\n{board}: first genmove cold {rows[0]['genmove_s']:.1f} s, ", end="")
     print(f"warm median {statistics.median(warm):.1f} s")
-    print("\n| run | genmove reply (s) | process (s) |\n|---|---|---|")
+    print("\n| run | genmove reply (s) | process (s) | process CPU (s) |\n|---|---|---|---|")
     for row in rows:
-        print(f"| {row['run']} | {row['genmove_s']:.1f} | {row['process_s']:.1f} |")
+        print(f"| {row['run']} | {row['genmove_s']:.1f} | {row['process_s']:.1f} | {row['cpu_s']:.1f} |")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
