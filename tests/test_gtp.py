@@ -55,7 +55,11 @@ from gojax.gtp import EngineOptions, Level, PlayerSpec
 DATA = SGF_DATA
 REPO = Path(__file__).resolve().parents[1]
 # The engine subprocess runs in a temporary folder: it imports this checkout's gojax, not an installed one.
-ENGINE_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+ENGINE_ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    "GOJAX_COMPILE_CACHE": "off",  # every test run compiles afresh and writes nothing to the user's cache
+}
 SHARED_9X9 = DATA / "small_gnugo_cgf2005_9x9_aya2.sgf"
 LISTED = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
@@ -64,7 +68,8 @@ LISTED = {
 }  # fmt: skip
 EXTRAS = {
     "kgs-time_settings", "reg_genmove", "final_status_list", "printsgf", "all_legal", "gojax-legal_moves",
-    "gojax-info", "gojax-warmup", "cputime",
+    "gojax-info", "gojax-warmup", "cputime", "fixed_handicap", "place_free_handicap", "set_free_handicap",
+    "kgs-genmove_cleanup", "list_stones",
 }  # fmt: skip
 # Fuzz budget: derandomized (the same examples every run) unless GOJAX_FUZZ_EXAMPLES is set.
 FUZZ_EXAMPLES = int(os.environ.get("GOJAX_FUZZ_EXAMPLES", "100"))
@@ -148,7 +153,9 @@ def _new_game(engine, komi="7.5"):
 
 
 def _alive(engine) -> list[str]:
-    return engine.ok("final_status_list alive").split()
+    """The stones on the board in board order (top row first), from ``list_stones``."""
+    stones = engine.ok("list_stones black").split() + engine.ok("list_stones white").split()
+    return sorted(stones, key=lambda v: (-int(v[1:]), "ABCDEFGHJKLMNOPQRSTUVWXYZ".index(v[0])))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -383,13 +390,15 @@ def test_final_status_list_parses_back_into_the_board(engine):
     board = np.zeros(25, np.int8)
     for colour, vertex in zip("bwbwb", moves, strict=True):
         board[gojax.from_gtp(RULES_5, vertex)] = 1 if colour == "b" else 2
-    for status in ("alive", "ALIVE"):
-        alive = engine.ok(f"final_status_list {status}").split()
-        points = [gojax.from_gtp(RULES_5, vertex) for vertex in alive]
+    listed = []
+    for status in ("alive", "DEAD", "seki"):
+        vertices = engine.ok(f"final_status_list {status}").split()
+        points = [gojax.from_gtp(RULES_5, vertex) for vertex in vertices]
         assert points == sorted(points) and len(set(points)) == len(points)
-        assert sorted(points) == np.flatnonzero(board).tolist()
-    assert engine.ask("final_status_list dead") == "=\n\n"
-    assert engine.ask("final_status_list seki") == "=\n\n"
+        listed += points
+    assert sorted(listed) == np.flatnonzero(board).tolist()  # every stone once
+    # White D4 and E1 cannot live against black C3, B2, A5 on 5x5: GNU Go lists them dead too.
+    assert engine.ok("final_status_list dead") == "D4 E1"
     assert engine.ask("final_status_list").startswith("? syntax error")
 
 
@@ -540,7 +549,8 @@ def test_after_the_opponents_pass_it_passes_only_when_that_wins():
         engine.send(f"komi {komi}")
         for move in ("b c3", "b b3", "b d3", "w a1", "b pass"):  # black 3 stones, white 1, the rest neutral
             engine.send(f"play {move}")
-        assert engine.send("final_score") == ("W+5.5" if komi == "7.5" else "B+1.5")
+        # The Tromp-Taylor score of the board (final_score would take white A1 off as dead).
+        assert gtp.format_score(engine.game.score()) == ("W+5.5" if komi == "7.5" else "B+1.5")
         assert engine.send("genmove w") == expected  # passing ends the game: it wins at 7.5, loses at 0.5
     engine = gtp.GTPEngine(
         gojax.GoConfig(size=5), options=EngineOptions(levels=[level], pass_when_ahead=False)

@@ -70,7 +70,8 @@ _state: dict[str, Path | None] = {"directory": None}
 def default_directory(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CACHE_HOME/gojax/jax``, or ``~/.cache/gojax/jax`` when that variable is unset or empty."""
     environ = os.environ if environ is None else environ
-    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    home = environ.get("HOME") or os.path.expanduser("~")
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
     return Path(base) / "gojax" / "jax"
 
 

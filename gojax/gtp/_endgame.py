@@ -16,7 +16,11 @@ Benson's pass-alive chains), computed once per position and seed:
   opponent stones it judges dead are on the board: when the search passes
   (or would pass after the opponent's pass), it plays a move that captures
   them or takes one of their liberties (without putting its own chain in
-  atari where it can), so they come off the board.
+  atari where it can), so they come off the board - also after two passes
+  (the cleanup phase follows them).
+
+``list_stones colour`` (as GNU Go's) lists the stones of a colour on the
+board, whatever their status.
 """
 
 from __future__ import annotations
@@ -32,10 +36,10 @@ from gojax._host.chains import chain_at, chains
 from gojax._host.grid import board_of
 from gojax._host.vertices import to_gtp
 from gojax.gtp._commands import _EngineParts
-from gojax.gtp._game import format_score
-from gojax.gtp._genmove import own_eyes, position_for
+from gojax.gtp._game import GameOver, format_score
+from gojax.gtp._genmove import own_eyes
 from gojax.gtp._protocol import CommandError, check_arity, parse_colour
-from gojax.gtp._status import Status, judge, score_without
+from gojax.gtp._status import PLAYOUTS, Status, judge, score_without
 
 __all__: list[str] = []
 
@@ -43,9 +47,10 @@ _STATUSES = ("alive", "dead", "seki")
 
 
 class _EndgameCommands(_EngineParts):
-    """``final_status_list``, ``final_score``, ``kgs-genmove_cleanup``."""
+    """``final_status_list``, ``final_score``, ``kgs-genmove_cleanup``, ``list_stones``."""
 
     _judged: tuple[tuple, Status] | None = None
+    status_playouts: int = PLAYOUTS  # playouts per colour of the judgement
 
     if TYPE_CHECKING:
 
@@ -57,10 +62,16 @@ class _EndgameCommands(_EngineParts):
     def status(self) -> Status:
         """The engine's judgement of the current board (cached per board, size and seed)."""
         grid = self.game.board()
-        key = (self.config.size, self.config.suicide, grid.tobytes(), self.seed)
+        key = (self.config.size, self.config.suicide, grid.tobytes(), self.seed, self.status_playouts)
         if self._judged is None or self._judged[0] != key:
-            self._judged = (key, judge(self.config, grid, seed=self.seed))
+            self._judged = (key, judge(self.config, grid, seed=self.seed, playouts=self.status_playouts))
         return self._judged[1]
+
+    def _list_stones(self, args):
+        check_arity(args, 1, usage="list_stones colour")
+        colour = parse_colour(args[0])
+        points = np.flatnonzero(self.game.board().reshape(-1) == colour)
+        return " ".join(to_gtp(self.config, int(p)) for p in points)
 
     def _final_status_list(self, args):
         check_arity(args, 1, usage="final_status_list alive|dead|seki")
@@ -88,8 +99,11 @@ class _EndgameCommands(_EngineParts):
         then any legal liberty of a dead chain that is no own eye.
         """
         game = self.game
-        state = position_for(game, colour)
-        if state is None or bool(state.done):
+        try:  # a game ended by two passes is played on: the cleanup phase comes after them
+            state = game._turn_for(game._reopen(game.state), colour)
+        except GameOver:  # resigned, forfeited or at the move cap
+            return None
+        if bool(state.done):
             return None
         grid = game.board()
         opponent = BLACK + WHITE - colour

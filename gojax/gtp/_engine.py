@@ -135,6 +135,7 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
             "place_free_handicap": self._place_free_handicap,
             "set_free_handicap": self._set_free_handicap,
             "kgs-genmove_cleanup": self._kgs_genmove_cleanup,
+            "list_stones": self._list_stones,
             "loadsgf": self._loadsgf,
             "printsgf": self._printsgf,
             "time_settings": self._time_settings_command,

@@ -17,8 +17,9 @@ estimate (:func:`judge`):
 2. **Benson.** Pass-alive chains (:func:`gojax.features.pass_alive`) are
    alive whatever the playouts say.
 3. **Chains.** A chain is *dead* when its points end up owned by the
-   opponent in more than ``DEAD_SHARE`` of the playouts (averaged over its
-   points). A living chain is in *seki* when one of its liberties stays
+   opponent in more than ``DEAD_SHARE`` of the playouts in which its own
+   colour moves first (averaged over its points): it dies even with the
+   move. A living chain is in *seki* when one of its liberties stays
    empty and owned by no one in most playouts while touching a living
    opponent chain (the shared liberties of a seki, which neither side
    fills). Every other stone is *alive*.
@@ -64,7 +65,7 @@ class Status(NamedTuple):
       dead: stones judged dead.
       seki: living stones in seki.
       alive: every other stone.
-      black: ``float32[N, N]`` share of playouts ending with the point black's.
+      black: ``float32[N, N]`` share of all playouts ending with the point black's.
       white: ``float32[N, N]`` the same for white.
     """
 
@@ -113,9 +114,9 @@ def ownership(config: GoConfig, starts: GoState, key: jax.Array, playouts: int) 
       playouts: ``K``, playouts from each start (static).
 
     Returns:
-      ``(black, white, neutral, alive)``: ``float32[P]`` shares of the
-      ``2 K`` playouts in which a point ends black's, white's, no one's, and
-      ``bool[P]`` pass-alive stones of either colour.
+      ``(black, white, neutral, alive)``: ``float32[2, P]`` shares of the
+      ``K`` playouts from each start in which a point ends black's, white's,
+      no one's, and ``bool[P]`` pass-alive stones of either colour.
     """
     keys = jax.random.split(key, (2, playouts))
 
@@ -123,8 +124,7 @@ def ownership(config: GoConfig, starts: GoState, key: jax.Array, playouts: int) 
         return _owners(config, players.playout(config, state, key, cleanup_policy))
 
     owners = jax.vmap(lambda state, keys: jax.vmap(lambda k: one(state, k))(keys))(starts, keys)
-    owners = owners.reshape(2 * playouts, config.num_points)
-    shares = [jnp.mean(owners == colour, axis=0) for colour in (BLACK, WHITE, EMPTY)]
+    shares = [jnp.mean(owners == colour, axis=1) for colour in (BLACK, WHITE, EMPTY)]
     first = jax.tree.map(lambda x: x[0], starts)
     alive = pass_alive(config, first).stones.reshape(2, -1)
     return shares[0], shares[1], shares[2], alive[0] | alive[1]
@@ -168,7 +168,9 @@ def judge(config: GoConfig, grid: np.ndarray, seed: int = 0, playouts: int = PLA
     colour_of = [int(grid.reshape(-1)[chain.points[0]]) for chain in groups]
     for chain, colour in zip(groups, colour_of, strict=True):
         opponent = BLACK + WHITE - colour
-        if not benson[chain.points].any() and share[opponent][chain.points].mean() > DEAD_SHARE:
+        # The opponent's share when the chain's own colour moves first: dead even with the move.
+        taken = share[opponent][colour - 1, chain.points].mean()
+        if not benson[chain.points].any() and taken > DEAD_SHARE:
             dead[chain.points] = True
     living = (grid.reshape(-1) != EMPTY) & ~dead
     seki = np.zeros(config.num_points, bool)
@@ -178,13 +180,13 @@ def judge(config: GoConfig, grid: np.ndarray, seed: int = 0, playouts: int = PLA
             continue
         opponent = BLACK + WHITE - colour
         for liberty in chain.liberties:
-            if neutral[liberty] >= _NEUTRAL_SHARE and any(
+            if neutral[:, liberty].mean() >= _NEUTRAL_SHARE and any(
                 flat[n] == opponent and living[n] for n in _neighbours(size, int(liberty))
             ):
                 seki[chain.points] = True
                 break
     alive = living & ~seki
-    masks = (dead, seki, alive, black, white)
+    masks = (dead, seki, alive, black.mean(axis=0), white.mean(axis=0))
     return Status(*(mask.reshape(size, size) for mask in masks))
 
 
