@@ -3,16 +3,18 @@
 Every chain of either colour with 1 or 2 liberties is read with the search of
 :mod:`gojax.features._ladder`:
 
-* 1 liberty: the chain's owner moves first. It is *ladderable* unless it can
-  capture an adjacent attacker chain in atari, or it escapes by extending
-  (``_ladder._escape_read``, as :func:`gojax.features.ladder_escape`).
+* 1 liberty: the chain's owner moves first. It is *ladderable* unless it
+  escapes, by extending or by capturing an adjacent attacker chain in atari
+  (``_ladder._escape_read`` with all the runner's options; a capture after
+  which the attacker still catches the runner is no escape).
 * 2 liberties: the attacker moves first. It is ladderable when the atari on
   either liberty wins (``_ladder._capture_read``, as
   :func:`gojax.features.ladder_capture`); those ataris on the opponent's
   chains are the mover's ladder-starting moves.
 
 Reads whose answer is known are skipped, as in :mod:`gojax.features._ladder`:
-an extension to 3+ liberties escapes, one to at most 1 is caught, and an atari
+an extension to 3+ liberties escapes, one to at most 1 with no capture to
+try is caught, and an atari
 whose other liberty leaves the runner 3+ liberties even ignoring captures
 fails. The rest run ``chunk`` at a time in a ``lax.while_loop`` until none is
 left, so the result does not depend on ``chunk``.
@@ -79,8 +81,8 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
             mover_chain, table[0][jnp.clip(at, 0, points - 1)], table[1][jnp.clip(at, 0, points - 1)]
         )
 
-    # One liberty: the owner escapes at once by capturing an adjacent attacker chain in
-    # atari; otherwise the extension decides (3+ liberties out, at most 1 caught) or the read.
+    # One liberty: with no attacker chain in atari next to it, the extension decides (3+
+    # liberties out, at most 1 caught) or the read; with one, the read tries the capture too.
     hunter = 3 - colours  # the other relative colour at stones (1 <-> 2)
     counter = jnp.any(
         (analysis.neighbour_colours == hunter[:, None])
@@ -88,10 +90,10 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
         axis=1,
     )
     counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0
-    one = root & (libs == 1) & ~counter
+    one = root & (libs == 1)
     extended = for_owner(outcome(True), low)
-    caught_now = one & (extended <= 1)
-    to_escape = one & (extended == 2)
+    caught_now = one & ~counter & (extended <= 1)
+    to_escape = one & (extended < 3) & (counter | (extended == 2))
     # Two liberties: an atari on one liberty cannot work when the extension on the
     # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
     two = root & (libs == 2)
@@ -109,7 +111,7 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
         return state.replace(turn=first.astype(jnp.int8), ko_point=ko.astype(jnp.int16))
 
     def escape(chain, on):
-        return ~_ladder._escape_read(config, position_for(chain, True), -1, chain, on)
+        return ~_ladder._escape_read(config, position_for(chain, True), -1, chain, on, mode="defend")
 
     def capture(slot, on):
         chain = slot % points
