@@ -60,8 +60,9 @@ Definitions, following ``fillRowV7``:
   ladder starting on one of them (:func:`ladder_capture`). The "ago" planes
   read the boards 1 and 2 moves ago from the :class:`BoardHistory` (with no
   ko point); before the history starts they repeat the later board, as
-  KataGo does. The three boards are read in one batched call. *Ladder moves*: the mover's legal moves that start a working
-  ladder on an opponent chain with 2 liberties (the same set as
+  KataGo does. The three boards are read in one batched call (``vmap``).
+  *Ladder moves*: the mover's legal moves that start a working ladder on an
+  opponent chain with 2 liberties (the same set as
   :func:`ladder_capture_plane`).
 * **Area** (static ``area``): ``"pass_alive"`` (default) is Benson's
   pass-alive stones and pass-alive territory

@@ -24,8 +24,10 @@ The rules of the chase (greedy, one reply ahead, as the playout engines'
    atari on each liberty and the runner's answer (step 1): an atari after
    which the runner is captured wins; one after which the chase goes on comes
    next (the lower liberty first); one that is illegal (occupied, suicide,
-   the ko point) or does not leave the runner in atari is refused. With no
-   atari left the runner has escaped.
+   the ko point) or does not leave the runner in atari is refused, and one
+   that captures a stone and leaves a ko the runner could retake lets it
+   escape (a ladder that hangs on a ko is no ladder, as KataGo counts it).
+   With no atari left the runner has escaped.
 
 Every round is one attacker move and one runner move. The chase is cut off
 after ``2 N`` rounds (a ladder across the board takes about ``N``) and then
@@ -216,6 +218,8 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
         atari, ok = _attacker_move(size, position, move)
         atari = jax.tree.map(lambda old, new: jnp.where(skip, old, new), position, atari)
         after, status = _reply(size, atari, captures | ~skip)
+        # An atari that takes a ko leaves the runner the ko fight: no ladder.
+        status = jnp.where(~skip & bb.any_set(atari.ko), ESCAPED, status)
         ok = jnp.where(skip, True, ok & (move >= 0))
         return after, jnp.where(~ok, -1, jnp.where(status == CAPTURED, 3, jnp.where(status == RUNNING, 2, 0)))
 
