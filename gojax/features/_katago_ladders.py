@@ -16,8 +16,8 @@ Reads whose answer is known are skipped, as in :mod:`gojax.features._ladder`:
 an extension to 3+ liberties escapes, one to at most 1 with no capture to
 try is caught, and an atari
 whose other liberty leaves the runner 3+ liberties even ignoring captures
-fails. The rest run ``chunk`` at a time in a ``lax.while_loop`` until none is
-left, so the result does not depend on ``chunk``.
+fails. The rest are pooled with the other games' reads under ``vmap``
+(:mod:`gojax.features._ladder_pool`); ``chunk`` is accepted and not used.
 """
 
 from __future__ import annotations
@@ -29,23 +29,9 @@ from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _chains, _ladder
+from gojax.features import _ladder_pool as _pool
 
 __all__ = ["ladders"]
-
-
-def _run_reads(flags: jax.Array, read, chunk: int) -> jax.Array:
-    """``bool[K]``: ``read(k, on)`` for every flagged ``k``, ``chunk`` at a time (False elsewhere)."""
-    total = flags.shape[0]
-
-    def body(carry):
-        remaining, result = carry
-        (index,) = jnp.nonzero(remaining, size=chunk, fill_value=total)
-        valid = index < total
-        answers = jax.vmap(read)(jnp.minimum(index, total - 1), valid)
-        result = result.at[index].set(answers & valid, mode="drop")
-        return remaining.at[index].set(False, mode="drop"), result
-
-    return jax.lax.while_loop(lambda c: jnp.any(c[0]), body, (flags, jnp.zeros((total,), jnp.bool_)))[1]
 
 
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
@@ -104,22 +90,27 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
 
     turn = state.turn.astype(jnp.int32)
 
-    def position_for(chain, runner_first):
-        owner = jnp.where(mover_chain[chain], turn, 1 - turn)
-        first = jnp.where(runner_first, owner, 1 - owner)
-        ko = jnp.where(first == turn, state.ko_point, -1)
-        return state.replace(turn=first.astype(jnp.int8), ko_point=ko.astype(jnp.int16))
-
-    def escape(chain, on):
-        return ~_ladder._escape_read(config, position_for(chain, True), -1, chain, on, mode="defend")
-
-    def capture(slot, on):
-        chain = slot % points
-        move = jnp.where(slot < points, low[chain], high[chain])
-        return _ladder._capture_read(config, position_for(chain, False), move, chain, on)
-
-    escaped_not = _run_reads(to_escape, escape, chunk)
-    captured = _run_reads(to_capture, capture, chunk)
+    owner = jnp.where(mover_chain, turn, 1 - turn)  # by chain
+    chain = jnp.arange(points, dtype=jnp.int32)
+    ko = state.ko_point.astype(jnp.int32)
+    # One liberty: the owner moves first; two: the attacker, on either liberty.
+    first_ko = jnp.where(owner == turn, ko, -1)
+    escaped_not = _pool.pooled_reads(
+        size, "defend", state.stones, state.atari, 1 - owner, first_ko, chain, chain, to_escape
+    )
+    twice = jnp.concatenate([chain, chain])
+    attacker = jnp.concatenate([1 - owner, 1 - owner])
+    captured = _pool.pooled_reads(
+        size,
+        "capture",
+        state.stones,
+        state.atari,
+        attacker,
+        jnp.where(attacker == turn, ko, -1),
+        jnp.concatenate([low, high]),
+        twice,
+        to_capture,
+    )
     by_low, by_high = captured[:points], captured[points:]
     laddered = caught_now | escaped_not | by_low | by_high
     stones = (colours != _chains._EMPTY) & _extend_bool(laddered)[labels]
