@@ -30,29 +30,63 @@ SLOTS = 256  # reads run together; each chunk runs to its longest chase
 
 
 def _pool(size: int, mode: str, stones, atari, board, attacker, ko, move, prey, active):
-    """``bool[T]``: whether each active task's runner is captured (False for inactive ones)."""
+    """``bool[T]``: whether each active task's runner is captured (False for inactive ones).
+
+    ``SLOTS`` chases run side by side, one round per loop step; a slot whose
+    chase ends takes the next active task at the next step, so the loop runs
+    about ``(total rounds) / SLOTS + (longest chase)`` steps.
+    """
     tasks = active.shape[0]
     slots = min(tasks, SLOTS)
     (order,) = jnp.nonzero(active, size=tasks, fill_value=tasks)
-    order = jnp.concatenate([order, jnp.full((slots,), tasks, order.dtype)])
     count = jnp.sum(active.astype(jnp.int32))
+    limit = _read.max_rounds(size)
 
-    def one(index, on):
+    def opening(index):
         g, a = board[index], attacker[index]
-        ours, theirs = stones[g, a], stones[g, 1 - a]
-        position = _read.start(size, ours, theirs, atari[g, a], ko[index], prey[index])
-        return _read.read(size, position, mode, move[index], on) == _read.CAPTURED
+        return _read.start(size, stones[g, a], stones[g, 1 - a], atari[g, a], ko[index], prey[index])
 
     def body(carry):
-        begin, result = carry
-        index = jax.lax.dynamic_slice(order, (begin,), (slots,))
-        valid = index < tasks
-        captured = jax.vmap(one)(jnp.minimum(index, tasks - 1), valid)
-        result = result.at[index].set(captured & valid, mode="drop")
-        return begin + slots, result
+        taken, task, position, status, rounds, result = carry
+        free = status != _read.RUNNING
+        pick = taken + jnp.cumsum(free.astype(jnp.int32)) - 1
+        take = free & (pick < count)
+        task = jnp.where(take, order[jnp.minimum(pick, tasks - 1)], task)
+        fresh = jax.lax.cond(jnp.any(take), lambda: jax.vmap(opening)(task), lambda: position)
+        position = jax.tree.map(lambda new, old: _where(take, new, old), fresh, position)
+        status = jnp.where(take, _read.RUNNING, status)
+        rounds = jnp.where(take, 0, rounds)
+        taken = taken + jnp.sum(take.astype(jnp.int32))
+        running = status == _read.RUNNING
+        advanced, next_status = jax.vmap(lambda p, m, r: _read.advance(size, p, mode, m, r))(
+            position, move[task], rounds
+        )
+        position = jax.tree.map(lambda new, old: _where(running, new, old), advanced, position)
+        rounds = rounds + running.astype(jnp.int32)
+        status = jnp.where(running, next_status, status)
+        status = jnp.where((status == _read.RUNNING) & (rounds >= limit), _read.CAPTURED, status)
+        done = running & (status != _read.RUNNING)
+        result = result.at[jnp.where(done, task, tasks)].set(status == _read.CAPTURED, mode="drop")
+        return taken, task, position, status, rounds, result
 
-    start = (jnp.int32(0), jnp.zeros((tasks,), jnp.bool_))
-    return jax.lax.while_loop(lambda carry: carry[0] < count, body, start)[1]
+    def cond(carry):
+        taken, _, _, status, _, _ = carry
+        return (taken < count) | jnp.any(status == _read.RUNNING)
+
+    empty = jnp.zeros((slots, stones.shape[-1]), jnp.uint32)
+    start = (
+        jnp.int32(0),
+        jnp.zeros((slots,), jnp.int32),
+        _read.Position(empty, empty, empty, empty, empty),
+        jnp.full((slots,), _read.ESCAPED, jnp.int32),
+        jnp.zeros((slots,), jnp.int32),
+        jnp.zeros((tasks,), jnp.bool_),
+    )
+    return jax.lax.while_loop(cond, body, start)[-1]
+
+
+def _where(flags, new, old):
+    return jnp.where(flags.reshape(flags.shape + (1,) * (new.ndim - 1)), new, old)
 
 
 @functools.cache

@@ -46,7 +46,7 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 
-__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "read", "start"]
+__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "advance", "max_rounds", "read", "start"]
 
 RUNNING, CAPTURED, ESCAPED = 0, 1, 2
 _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -230,6 +230,36 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     return _pick(afters, best), status
 
 
+def _check_mode(mode: str) -> None:
+    if mode not in ("capture", "extend", "defend"):
+        raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
+
+
+def advance(size: int, position: Position, mode: str, first_move, rounds):
+    """One round of the chase (round ``rounds``, ``int[]``, 0 the first): ``(position, status)``.
+
+    See :func:`read` for ``mode`` and ``first_move``; status :data:`RUNNING`
+    means the runner has exactly 2 liberties and the attacker is to move.
+    """
+    _check_mode(mode)
+    first = rounds == 0
+    none = jnp.int32(-1)
+    liberties = bb.neighbours(position.runner, size) & _empty(size, position)
+    moves = bb.select_points(liberties, jnp.arange(2))
+    if mode == "capture":
+        moves = jnp.where(first, jnp.stack([jnp.asarray(first_move, jnp.int32), none]), moves)
+        skip = jnp.zeros((2,), jnp.bool_)
+    else:
+        moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
+        skip = jnp.stack([first, jnp.bool_(False)])
+    return _round(size, position, moves, skip, jnp.bool_(mode != "extend"))
+
+
+def max_rounds(size: int) -> int:
+    """Rounds a chase may run; one still running after them counts as captured."""
+    return 2 * size + 1
+
+
 def read(size: int, position: Position, mode: str, first_move=-1, active=True) -> jax.Array:
     """Plays the chase out: ``int32[]`` :data:`CAPTURED` or :data:`ESCAPED`.
 
@@ -242,27 +272,15 @@ def read(size: int, position: Position, mode: str, first_move=-1, active=True) -
       first_move: ``int[]`` the attacker's first atari (``"capture"`` only).
       active: ``bool[]``; an inactive read is escaped at once, with no round played.
     """
-    if mode not in ("capture", "extend", "defend"):
-        raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
-    first_move = jnp.asarray(first_move, jnp.int32)
-    none = jnp.int32(-1)
+    _check_mode(mode)
 
     def body(carry):
         current, _, rounds = carry
-        first = rounds == 0
-        liberties = bb.neighbours(current.runner, size) & _empty(size, current)
-        moves = bb.select_points(liberties, jnp.arange(2))
-        if mode == "capture":
-            moves = jnp.where(first, jnp.stack([first_move, none]), moves)
-            skip = jnp.zeros((2,), jnp.bool_)
-        else:
-            moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
-            skip = jnp.stack([first, jnp.bool_(False)])
-        following, status = _round(size, current, moves, skip, jnp.bool_(mode != "extend"))
+        following, status = advance(size, current, mode, first_move, rounds)
         return following, status, rounds + 1
 
     def cond(carry):
-        return (carry[1] == RUNNING) & (carry[2] <= 2 * size)
+        return (carry[1] == RUNNING) & (carry[2] < max_rounds(size))
 
     start_status = jnp.where(active, RUNNING, ESCAPED).astype(jnp.int32)
     status = jax.lax.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]
