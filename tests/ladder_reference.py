@@ -16,6 +16,7 @@ from conftest import ref_chain, ref_neighbours
 
 __all__ = ["planes", "play", "read"]
 
+BOUND = 2
 CAPTURED, ESCAPED, RUNNING = "captured", "escaped", "running"
 
 
@@ -84,7 +85,7 @@ def _old_reply(grid, prey, ko, captures):
     return (after, next_ko), ESCAPED if n >= 3 else RUNNING if n == 2 else CAPTURED
 
 
-def _attack(grid, prey, ko, moves, reply):
+def _attack(grid, prey, ko, moves, reply, old_rule):
     runner = int(grid.flat[prey])
     best, best_score = None, -1
     for move in moves:
@@ -92,6 +93,8 @@ def _attack(grid, prey, ko, moves, reply):
         if atari is None or atari.flat[prey] != runner or _libs(atari, prey) != 1:
             continue
         after, status = reply(atari, prey, next_ko, True)
+        if next_ko is not None and not old_rule:
+            status = ESCAPED
         score = {CAPTURED: 3, RUNNING: 2, ESCAPED: 0}[status]
         if score > best_score:
             best, best_score = after, score
@@ -108,14 +111,14 @@ def read(grid, prey, mode, first_move=None, ko=None, old_rule=False):
     """
     reply = _old_reply if old_rule else _reply
     if mode == "capture":
-        position, status = _attack(grid, prey, ko, [first_move], reply)
+        position, status = _attack(grid, prey, ko, [first_move], reply, old_rule)
     else:
         position, status = reply(grid, prey, ko, mode == "defend")
     rounds = 0
-    while status == RUNNING and rounds < 2 * grid.shape[0]:
+    while status == RUNNING and rounds < BOUND * grid.shape[0]:
         board, ko = position
         moves = sorted(ref_chain(board, prey)[1])[:2]
-        position, status = _attack(board, prey, ko, moves, reply)
+        position, status = _attack(board, prey, ko, moves, reply, old_rule)
         rounds += 1
     return CAPTURED if status == RUNNING else status
 

@@ -86,7 +86,7 @@ def ref_components(grid, inside):
     return comps, seen
 
 
-def ref_area_for(grid, pla, suicide):
+def ref_area_for(grid, pla, suicide, rounds=None):
     """KataGo's calculateAreaForPla for colour ``pla`` (1 or 2), as a plain loop.
 
     Returns (alive stones, [(region points, small, safe_big, unsafe_big)]).
@@ -108,7 +108,8 @@ def ref_area_for(grid, pla, suicide):
         info.append((vital, internal, any(grid[p] == opp for p in region)))
 
     killed, unhealthy = set(), set()
-    while True:
+    while rounds is None or rounds > 0:
+        rounds = None if rounds is None else rounds - 1
         count = [0] * len(chains)
         for i, (vital, _, _) in enumerate(info):
             if i not in unhealthy:
@@ -160,11 +161,12 @@ def ref_calculate_area(grid, suicide, safe_big=False, unsafe_big=False, stones=F
     return result
 
 
-def ref_pass_alive(grid, suicide):
+def ref_pass_alive(grid, suicide, rounds=None):
+    """Pass-alive stones and territory; ``rounds`` cuts Benson's iteration short (None: to the end)."""
     n = grid.shape[0]
     stones, territory = np.zeros((2, n, n), bool), np.zeros((2, n, n), bool)
     for pla in (1, 2):
-        alive, marks = ref_area_for(grid, pla, suicide)
+        alive, marks = ref_area_for(grid, pla, suicide, rounds)
         for s in alive:
             stones[(pla - 1, *s)] = True
         for region, small, _, _ in marks:
@@ -420,3 +422,24 @@ def test_random_positions_match_the_reference(config, nine_by_nine_boards):
         alive_seen += int(want_stones.sum())
     # The finished games do hold pass-alive groups (else the comparison is vacuous).
     assert alive_seen > 20, alive_seen
+
+
+def test_positions_where_the_iteration_matters(nine_by_nine_boards):
+    # Boards where one round of removals is not enough: a chain is removed only because a
+    # region it counted on bordered a chain removed in an earlier round. On these the
+    # result must follow the iteration to its end (the loop runs until nothing changes,
+    # at most one round per chain).
+    boards = nine_by_nine_boards + random_positions(NINE, games=6, seed=11)
+    fn = benson_fn(NINE)
+    deep = 0
+    for i, grid in enumerate(boards):
+        want_stones, want_territory = ref_pass_alive(grid, False)
+        one_round = ref_pass_alive(grid, False, rounds=1)
+        two_rounds = ref_pass_alive(grid, False, rounds=2)
+        if (one_round[0] == want_stones).all() and (one_round[1] == want_territory).all():
+            continue
+        deep += 1 + int(not (two_rounds[0] == want_stones).all())
+        got = [np.asarray(x) for x in fn(gojax.from_board(NINE, grid))]
+        np.testing.assert_array_equal(got[0], want_stones, err_msg=f"stones, board {i}")
+        np.testing.assert_array_equal(got[1], want_territory, err_msg=f"territory, board {i}")
+    assert deep >= 3, deep

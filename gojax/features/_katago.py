@@ -54,14 +54,15 @@ Definitions, following ``fillRowV7``:
 * **Ladders** (KataGo ``iterLadders``, :mod:`gojax.features._katago_ladders`),
   read by :mod:`gojax.features._ladder`'s search on every chain of either
   colour with 1 or 2 liberties. A chain with 1 liberty is *ladderable* when,
-  with its owner to move, it can neither capture an adjacent attacker chain
-  in atari nor extend out of the ladder (:func:`ladder_escape`). A chain with
+  with its owner to move, neither extending nor capturing an adjacent
+  attacker chain in atari gets it out of the ladder. A chain with
   2 liberties is ladderable when its opponent, to move, captures it by a
   ladder starting on one of them (:func:`ladder_capture`). The "ago" planes
   read the boards 1 and 2 moves ago from the :class:`BoardHistory` (with no
   ko point); before the history starts they repeat the later board, as
-  KataGo does. *Ladder moves*: the mover's legal moves that start a working
-  ladder on an opponent chain with 2 liberties (the same set as
+  KataGo does. The three boards are read in one batched call (``vmap``).
+  *Ladder moves*: the mover's legal moves that start a working ladder on an
+  opponent chain with 2 liberties (the same set as
   :func:`ladder_capture_plane`).
 * **Area** (static ``area``): ``"pass_alive"`` (default) is Benson's
   pass-alive stones and pass-alive territory

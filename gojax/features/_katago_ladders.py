@@ -3,19 +3,21 @@
 Every chain of either colour with 1 or 2 liberties is read with the search of
 :mod:`gojax.features._ladder`:
 
-* 1 liberty: the chain's owner moves first. It is *ladderable* unless it can
-  capture an adjacent attacker chain in atari, or it escapes by extending
-  (``_ladder._escape_read``, as :func:`gojax.features.ladder_escape`).
+* 1 liberty: the chain's owner moves first. It is *ladderable* unless it
+  escapes, by extending or by capturing an adjacent attacker chain in atari
+  (``_ladder._escape_read`` with all the runner's options; a capture after
+  which the attacker still catches the runner is no escape).
 * 2 liberties: the attacker moves first. It is ladderable when the atari on
   either liberty wins (``_ladder._capture_read``, as
   :func:`gojax.features.ladder_capture`); those ataris on the opponent's
   chains are the mover's ladder-starting moves.
 
 Reads whose answer is known are skipped, as in :mod:`gojax.features._ladder`:
-an extension to 3+ liberties escapes, one to at most 1 is caught, and an atari
+an extension to 3+ liberties escapes, one to at most 1 with no capture to
+try is caught, and an atari
 whose other liberty leaves the runner 3+ liberties even ignoring captures
-fails. The rest run ``chunk`` at a time in a ``lax.while_loop`` until none is
-left, so the result does not depend on ``chunk``.
+fails. The rest are pooled with the other games' reads under ``vmap``
+(:mod:`gojax.features._ladder_pool`); ``chunk`` is accepted and not used.
 """
 
 from __future__ import annotations
@@ -27,23 +29,9 @@ from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _chains, _ladder
+from gojax.features import _ladder_pool as _pool
 
 __all__ = ["ladders"]
-
-
-def _run_reads(flags: jax.Array, read, chunk: int) -> jax.Array:
-    """``bool[K]``: ``read(k, on)`` for every flagged ``k``, ``chunk`` at a time (False elsewhere)."""
-    total = flags.shape[0]
-
-    def body(carry):
-        remaining, result = carry
-        (index,) = jnp.nonzero(remaining, size=chunk, fill_value=total)
-        valid = index < total
-        answers = jax.vmap(read)(jnp.minimum(index, total - 1), valid)
-        result = result.at[index].set(answers & valid, mode="drop")
-        return remaining.at[index].set(False, mode="drop"), result
-
-    return jax.lax.while_loop(lambda c: jnp.any(c[0]), body, (flags, jnp.zeros((total,), jnp.bool_)))[1]
 
 
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
@@ -79,8 +67,8 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
             mover_chain, table[0][jnp.clip(at, 0, points - 1)], table[1][jnp.clip(at, 0, points - 1)]
         )
 
-    # One liberty: the owner escapes at once by capturing an adjacent attacker chain in
-    # atari; otherwise the extension decides (3+ liberties out, at most 1 caught) or the read.
+    # One liberty: with no attacker chain in atari next to it, the extension decides (3+
+    # liberties out, at most 1 caught) or the read; with one, the read tries the capture too.
     hunter = 3 - colours  # the other relative colour at stones (1 <-> 2)
     counter = jnp.any(
         (analysis.neighbour_colours == hunter[:, None])
@@ -88,10 +76,10 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
         axis=1,
     )
     counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0
-    one = root & (libs == 1) & ~counter
+    one = root & (libs == 1)
     extended = for_owner(outcome(True), low)
-    caught_now = one & (extended <= 1)
-    to_escape = one & (extended == 2)
+    caught_now = one & ~counter & (extended <= 1)
+    to_escape = one & (extended < 3) & (counter | (extended == 2))
     # Two liberties: an atari on one liberty cannot work when the extension on the
     # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
     two = root & (libs == 2)
@@ -102,22 +90,27 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
 
     turn = state.turn.astype(jnp.int32)
 
-    def position_for(chain, runner_first):
-        owner = jnp.where(mover_chain[chain], turn, 1 - turn)
-        first = jnp.where(runner_first, owner, 1 - owner)
-        ko = jnp.where(first == turn, state.ko_point, -1)
-        return state.replace(turn=first.astype(jnp.int8), ko_point=ko.astype(jnp.int16))
-
-    def escape(chain, on):
-        return ~_ladder._escape_read(config, position_for(chain, True), -1, chain, on)
-
-    def capture(slot, on):
-        chain = slot % points
-        move = jnp.where(slot < points, low[chain], high[chain])
-        return _ladder._capture_read(config, position_for(chain, False), move, chain, on)
-
-    escaped_not = _run_reads(to_escape, escape, chunk)
-    captured = _run_reads(to_capture, capture, chunk)
+    owner = jnp.where(mover_chain, turn, 1 - turn)  # by chain
+    chain = jnp.arange(points, dtype=jnp.int32)
+    ko = state.ko_point.astype(jnp.int32)
+    # One liberty: the owner moves first; two: the attacker, on either liberty.
+    first_ko = jnp.where(owner == turn, ko, -1)
+    escaped_not = _pool.pooled_reads(
+        size, "defend", state.stones, state.atari, 1 - owner, first_ko, chain, chain, to_escape
+    )
+    twice = jnp.concatenate([chain, chain])
+    attacker = jnp.concatenate([1 - owner, 1 - owner])
+    captured = _pool.pooled_reads(
+        size,
+        "capture",
+        state.stones,
+        state.atari,
+        attacker,
+        jnp.where(attacker == turn, ko, -1),
+        jnp.concatenate([low, high]),
+        twice,
+        to_capture,
+    )
     by_low, by_high = captured[:points], captured[points:]
     laddered = caught_now | escaped_not | by_low | by_high
     stones = (colours != _chains._EMPTY) & _extend_bool(laddered)[labels]

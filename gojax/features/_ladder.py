@@ -30,10 +30,12 @@ liberties, or the liberty of a mover's chain in atari) is one read, except
 those decided without one: an escape whose extension gives 3+ or at most 1
 liberty (known from :func:`gojax.features.move_outcomes`), and a capture
 attempt where the runner's extension would have 3+ liberties even ignoring
-captures (then it is out whatever happens). Reads run ``chunk`` at a time
-(vmapped) in a loop that runs until no candidate is left, so the result is
-exact however many candidates there are; a read runs at most ``2 N + 1``
-rounds of a few bitboard flood fills each.
+captures (then it is out whatever happens). The reads left are pooled with
+those of the other games of a ``vmap`` batch and run a chunk at a time
+(:mod:`gojax.features._ladder_pool`), so the result is exact however many
+candidates there are; a read runs at most ``2 N + 1`` rounds of a few
+bitboard flood fills each. ``chunk`` is accepted (for compatibility) and does
+not change anything.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from gojax._core import bitboard as bb
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains
+from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
 __all__ = ["ladder_capture", "ladder_capture_plane", "ladder_escape", "ladder_escape_plane"]
@@ -123,30 +126,20 @@ def _check_chunk(chunk) -> None:
     checks.integer(chunk, "chunk", least=1)
 
 
-def _plane(config, state, candidates, prey_of, read, legal, chunk):
-    """Runs ``read`` on every flagged (point, neighbour) candidate, ``chunk`` at a time."""
+def _plane(config, state, candidates, prey_of, mode, legal):
+    """Reads every flagged (point, neighbour) candidate, pooled over the batch (``bool[N, N]``)."""
     points = config.num_points
     flags = candidates.reshape(-1)  # bool[P * 4]
-    preys = prey_of.reshape(-1)
-    total = flags.shape[0]
-
-    def cond(carry):
-        remaining, _ = carry
-        return jnp.any(remaining)
-
-    def body(carry):
-        remaining, plane = carry
-        (index,) = jnp.nonzero(remaining, size=chunk, fill_value=total)
-        valid = index < total
-        safe = jnp.minimum(index, total - 1)
-        moves = safe // 4
-        won = jax.vmap(lambda move, prey, on: read(config, state, move, prey, on))(moves, preys[safe], valid)
-        plane = plane.at[jnp.where(valid, moves, points)].add((won & valid).astype(jnp.int32))
-        remaining = _extend_bool(remaining).at[index].set(False)[:total]
-        return remaining, plane
-
-    counts = jax.lax.while_loop(cond, body, (flags, jnp.zeros((points + 1,), jnp.int32)))[1]
-    return (counts[:points] > 0).reshape(config.size, config.size) & legal
+    moves = jnp.arange(points * 4, dtype=jnp.int32) // 4
+    turn = state.turn.astype(jnp.int32)
+    attacker = jnp.full(flags.shape, turn if mode == "capture" else 1 - turn)
+    ko = jnp.full(flags.shape, state.ko_point.astype(jnp.int32))
+    captured = _pool.pooled_reads(
+        config.size, mode, state.stones, state.atari, attacker, ko, moves, prey_of.reshape(-1), flags
+    )
+    won = captured if mode == "capture" else flags & ~captured
+    plane = jnp.zeros((points + 1,), jnp.bool_).at[jnp.where(won, moves, points)].set(True)
+    return plane[:points].reshape(config.size, config.size) & legal
 
 
 def _extend_bool(x):
@@ -167,8 +160,8 @@ def ladder_capture_plane(
       state: one game.
       legal: ``bool[N, N]`` legal moves if already computed (e.g.
         :func:`gojax.features.legal_plane`), else computed here.
-      chunk: reads run together per loop round (static); any value gives
-        the same plane.
+      chunk: accepted and not used (reads are pooled over the batch); must
+        be an int of at least 1.
     """
     _check_chunk(chunk)
     return _capture_plane(config, state, _chains._analyse(config, state), legal, chunk)
@@ -189,8 +182,8 @@ def ladder_escape_plane(
       config: the rules.
       state: one game.
       legal: ``bool[N, N]`` legal moves if already computed, else computed here.
-      chunk: reads run together per loop round (static); any value gives
-        the same plane.
+      chunk: accepted and not used (reads are pooled over the batch); must
+        be an int of at least 1.
     """
     _check_chunk(chunk)
     return _escape_plane(config, state, _chains._analyse(config, state), legal, chunk)
@@ -224,7 +217,7 @@ def _capture_plane(config, state, analysis, legal, chunk):
     candidates = candidates & (at_most <= 2)
     if legal is None:
         legal = _blocks.legal_plane(config, state)
-    return _plane(config, state, candidates, labels, _capture_read, legal, chunk)
+    return _plane(config, state, candidates, labels, "capture", legal)
 
 
 def _escape_plane(config, state, analysis, legal, chunk):
@@ -238,7 +231,7 @@ def _escape_plane(config, state, analysis, legal, chunk):
     if legal is None:
         legal = _blocks.legal_plane(config, state)
     to_read = candidates & (after == 2)
-    chased = _plane(config, state, to_read, analysis.neighbour_labels, _escape_read, legal, chunk)
+    chased = _plane(config, state, to_read, analysis.neighbour_labels, "extend", legal)
     return chased | (escaped & legal)
 
 

@@ -24,8 +24,10 @@ The rules of the chase (greedy, one reply ahead, as the playout engines'
    atari on each liberty and the runner's answer (step 1): an atari after
    which the runner is captured wins; one after which the chase goes on comes
    next (the lower liberty first); one that is illegal (occupied, suicide,
-   the ko point) or does not leave the runner in atari is refused. With no
-   atari left the runner has escaped.
+   the ko point) or does not leave the runner in atari is refused, and one
+   that captures a stone and leaves a ko the runner could retake lets it
+   escape (a ladder that hangs on a ko is no ladder, as KataGo counts it).
+   With no atari left the runner has escaped.
 
 Every round is one attacker move and one runner move. The chase is cut off
 after ``2 N`` rounds (a ladder across the board takes about ``N``) and then
@@ -44,7 +46,7 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 
-__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "read", "start"]
+__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "advance", "max_rounds", "read", "start"]
 
 RUNNING, CAPTURED, ESCAPED = 0, 1, 2
 _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -216,6 +218,8 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
         atari, ok = _attacker_move(size, position, move)
         atari = jax.tree.map(lambda old, new: jnp.where(skip, old, new), position, atari)
         after, status = _reply(size, atari, captures | ~skip)
+        # An atari that takes a ko leaves the runner the ko fight: no ladder.
+        status = jnp.where(~skip & bb.any_set(atari.ko), ESCAPED, status)
         ok = jnp.where(skip, True, ok & (move >= 0))
         return after, jnp.where(~ok, -1, jnp.where(status == CAPTURED, 3, jnp.where(status == RUNNING, 2, 0)))
 
@@ -224,6 +228,36 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     score = scores[best]
     status = jnp.where(score == 3, CAPTURED, jnp.where(score == 2, RUNNING, ESCAPED))
     return _pick(afters, best), status
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ("capture", "extend", "defend"):
+        raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
+
+
+def advance(size: int, position: Position, mode: str, first_move, rounds):
+    """One round of the chase (round ``rounds``, ``int[]``, 0 the first): ``(position, status)``.
+
+    See :func:`read` for ``mode`` and ``first_move``; status :data:`RUNNING`
+    means the runner has exactly 2 liberties and the attacker is to move.
+    """
+    _check_mode(mode)
+    first = rounds == 0
+    none = jnp.int32(-1)
+    liberties = bb.neighbours(position.runner, size) & _empty(size, position)
+    moves = bb.select_points(liberties, jnp.arange(2))
+    if mode == "capture":
+        moves = jnp.where(first, jnp.stack([jnp.asarray(first_move, jnp.int32), none]), moves)
+        skip = jnp.zeros((2,), jnp.bool_)
+    else:
+        moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
+        skip = jnp.stack([first, jnp.bool_(False)])
+    return _round(size, position, moves, skip, jnp.bool_(mode != "extend"))
+
+
+def max_rounds(size: int) -> int:
+    """Rounds a chase may run; one still running after them counts as captured."""
+    return 2 * size + 1
 
 
 def read(size: int, position: Position, mode: str, first_move=-1, active=True) -> jax.Array:
@@ -238,27 +272,15 @@ def read(size: int, position: Position, mode: str, first_move=-1, active=True) -
       first_move: ``int[]`` the attacker's first atari (``"capture"`` only).
       active: ``bool[]``; an inactive read is escaped at once, with no round played.
     """
-    if mode not in ("capture", "extend", "defend"):
-        raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
-    first_move = jnp.asarray(first_move, jnp.int32)
-    none = jnp.int32(-1)
+    _check_mode(mode)
 
     def body(carry):
         current, _, rounds = carry
-        first = rounds == 0
-        liberties = bb.neighbours(current.runner, size) & _empty(size, current)
-        moves = bb.select_points(liberties, jnp.arange(2))
-        if mode == "capture":
-            moves = jnp.where(first, jnp.stack([first_move, none]), moves)
-            skip = jnp.zeros((2,), jnp.bool_)
-        else:
-            moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
-            skip = jnp.stack([first, jnp.bool_(False)])
-        following, status = _round(size, current, moves, skip, jnp.bool_(mode != "extend"))
+        following, status = advance(size, current, mode, first_move, rounds)
         return following, status, rounds + 1
 
     def cond(carry):
-        return (carry[1] == RUNNING) & (carry[2] <= 2 * size)
+        return (carry[1] == RUNNING) & (carry[2] < max_rounds(size))
 
     start_status = jnp.where(active, RUNNING, ESCAPED).astype(jnp.int32)
     status = jax.lax.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]

@@ -1,0 +1,74 @@
+"""Rich feature planes against ``gojax.step``: boards/s and compile time, side by side in one run.
+
+Whole-game positions (``benchmark.py``'s steady state: random games restarted at
+random plies, so the batch spreads over whole games), then ``jit(vmap(...))`` of
+``step``, the AlphaGo 48 planes and the KataGo preset on that batch. Each rate
+is the median of ``--repeats`` timings; the ratio is to ``step`` in the same
+repeat. Compile time is ``lower().compile()``.
+
+    PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 1024
+    PYTHONPATH=. python experiments/feature_speed.py --size 9 --batch 1024 --presets alphago
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import jax
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmark import _timed, goenv_engine, steady_state  # noqa: E402
+
+import gojax  # noqa: E402
+from gojax import features  # noqa: E402
+from gojax.players import sample_uniform  # noqa: E402
+
+PRESETS = {
+    "alphago": lambda config: lambda g, h: features.alphago_planes(config, g, h),
+    "katago": lambda config: lambda g, h: features.katago_planes(config, g, h),
+}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=19)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--games", type=int, default=64, help="distinct whole games tiled into the batch")
+    parser.add_argument("--presets", nargs="*", default=list(PRESETS), choices=list(PRESETS))
+    args = parser.parse_args(argv)
+    config = gojax.GoConfig(size=args.size)
+    engine = goenv_engine(args.size, observation=None)
+    games = steady_state(engine, args.games, 2 * args.size * args.size, jax.random.PRNGKey(7))
+    tile = jax.tree.map(lambda x: x[jax.numpy.arange(args.batch) % x.shape[0]], games)
+    game, history = tile.game, tile.history
+    actions = sample_uniform(jax.random.PRNGKey(3), tile.legal_action_mask)
+    candidates = {"step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions)}
+    for name in args.presets:
+        candidates[name] = jax.vmap(PRESETS[name](config))
+    runs = {}
+    for name, function in candidates.items():
+        begin = time.perf_counter()
+        compiled = jax.jit(function).lower(game, history).compile()
+        compile_s = time.perf_counter() - begin
+        jax.block_until_ready(compiled(game, history))
+        runs[name] = (compiled, compile_s, [])
+        print(f"  {name}: compiled in {compile_s:.1f} s", flush=True)
+    for _ in range(args.repeats):
+        for compiled, _, seconds in runs.values():
+            seconds.append(_timed(compiled, game, history))
+    print(f"\n{args.size}x{args.size}, batch {args.batch}, whole-game positions, {jax.default_backend()}")
+    print("| what | boards/s | x step | compile s |\n|---|---:|---:|---:|")
+    for name, (_, compile_s, seconds) in runs.items():
+        rate = args.batch / statistics.median(seconds)
+        ratio = statistics.median(s / w for s, w in zip(runs["step"][2], seconds, strict=True))
+        print(f"| {name} | {rate:,.0f} | {ratio:.4f} | {compile_s:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
