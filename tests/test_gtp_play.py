@@ -107,7 +107,10 @@ def test_genmove_resigns_and_keeps_a_judged_pass(engine, monkeypatch):
     assert engine.send("genmove w") == "pass"  # not replaced by a safe move: the search compared
     even = hand_stats({PASS: 600, 0: 300}, {PASS: 0.8, 0: 0.8}, root=0.8, best=PASS)
     monkeypatch.setattr(engine.searcher, "search", lambda *args, **kwargs: even)
-    assert engine.send("genmove b") == "A5"
+    assert engine.send("genmove b") == "pass"  # after white's pass, black's pass ends the game: judged
+    engine.send("undo")
+    engine.send("undo")  # back to black's C3, no pass
+    assert engine.send("genmove w") == "A5"  # the pass is no better than A5
     no_resign = gtp.GTPEngine(
         gojax.GoConfig(size=SIZE), PlayerSpec("mcts"), EngineOptions(resign_threshold=None)
     )
