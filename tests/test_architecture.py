@@ -42,6 +42,7 @@ LAYERS: list[set[str]] = [
     {"sgf"},
     {"env", "svg"},
     {"players"},
+    {"search"},
     {"alphazero"},
     {"dataset"},
     {"gtp"},
