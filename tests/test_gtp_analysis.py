@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gojax
 from gojax import gtp
@@ -224,3 +226,22 @@ def test_gogui_analyze_commands_and_their_replies(engine):
     assert plain.send("gogui-analyze_commands") == ""
     with pytest.raises(gtp.GTPError, match="needs the tree-search player"):
         plain.send("gojax-visits_gfx")
+
+
+_ANALYZE_WORDS = st.sampled_from(
+    ["b", "w", "white", "10", "0", "-3", "1e9", "nan", "interval", "minmoves", "maxmoves", "ownership",
+     "true", "false", "2.5", "x", "allow", "avoid"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(words=st.lists(_ANALYZE_WORDS, max_size=7), kata=st.booleans())
+def test_fuzz_requests_parse_or_are_refused(words, kata):
+    try:
+        request = parse_analyze(tuple(words), 2, kata)
+    except CommandError as error:
+        assert str(error).startswith("syntax error")
+        return
+    assert request.colour in (1, 2) and request.interval >= 0 and np.isfinite(request.interval)
+    assert request.minmoves >= 0 and (request.maxmoves is None or request.maxmoves >= 0)
+    assert kata or not request.ownership

@@ -9,8 +9,9 @@
 * Two whole 5x5 games of the random player against GNU Go level 1 (colours
   alternate): each saved as SGF and read back (moves, result, players), the
   result counted for the right side.
-* The ``gojax-match`` console script end to end: a gojax engine in a
-  subprocess against GNU Go, one 5x5 game, ``summary.json`` and the SGF.
+* The ``gojax-match`` console script end to end: GNU Go against an engine
+  given by its command line (GNU Go at another level), one 5x5 game,
+  ``summary.json`` and the SGF; a bad engine spec refused with status 2.
 """
 
 from __future__ import annotations
@@ -100,12 +101,14 @@ def test_two_5x5_games_against_gnugo_are_saved_and_counted(tmp_path):
 @pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
 def test_the_console_script_plays_a_match(tmp_path):
     argv = [sys.executable, "-c", "import sys; from gojax.gtp import match_main; sys.exit(match_main())"]
-    argv += ["gojax:random", "gnugo:1", "--games", "1", "--size", "5", "--out", str(tmp_path)]
+    other = f"cmd:{gtp.find_gnugo()} --mode gtp --level 0 --chinese-rules --capture-all-dead"
+    argv += ["gnugo:1", other, "--games", "1", "--size", "5", "--out", str(tmp_path)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=ENV, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["games"] == 1 and summary["wins"] + summary["losses"] + summary["draws"] == 1
-    assert summary["commands"][1].startswith(gtp.find_gnugo()) and "--chinese-rules" in summary["commands"][1]
+    assert summary["commands"][0].startswith(gtp.find_gnugo()) and "--chinese-rules" in summary["commands"][0]
+    assert "--level 0" in summary["commands"][1]
     record = gojax.sgf.read_sgf(tmp_path / "game_000.sgf")
     assert record.result == summary["per_game"][0]["result"]
     assert "[95% Wilson" in done.stdout

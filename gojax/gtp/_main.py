@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import queue
 import sys
 import threading
@@ -174,12 +175,34 @@ def _configure_logging(level: str) -> None:
 
 
 def _read_lines(stream) -> queue.Queue:
-    """A queue filled with the raw lines of ``stream`` by a daemon thread (``None`` at the end)."""
+    """A queue filled with the raw lines of ``stream`` by a daemon thread (``None`` at the end).
+
+    The thread reads the file descriptor itself (``os.read``), not the
+    buffered stream: a daemon thread blocked inside a buffered read would hold
+    its lock when the interpreter exits after ``quit`` and abort the process.
+    """
     lines: queue.Queue = queue.Queue()
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        descriptor = None
+
+    def chunks():
+        if descriptor is None:
+            yield from iter(stream.readline, b"")
+            return
+        while chunk := os.read(descriptor, 1 << 16):
+            yield chunk
 
     def read() -> None:
-        for raw in iter(stream.readline, b""):
-            lines.put(raw)
+        pending = b""
+        for chunk in chunks():
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                lines.put(line + b"\n")
+        if pending:
+            lines.put(pending)
         lines.put(None)
 
     threading.Thread(target=read, daemon=True, name="gojax-gtp-stdin").start()
