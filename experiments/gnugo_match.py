@@ -11,9 +11,9 @@ console script runs one): a gojax engine (``python -m gojax.gtp --player
 ...``, compiled with ``gojax-warmup`` before the first game) against GNU Go
 3.8 (``gnugo --mode gtp --level L --chinese-rules --komi 7.5
 --positional-superko --capture-all-dead``), colours alternating, games scored
-by gojax's Tromp-Taylor area count. Writes the games as SGF and
-``summary.json`` per cell under ``--out``, and ``table.md`` / ``table.csv``
-with the counts, the score's 95% Wilson interval and the mean seconds per move
+by gojax's Tromp-Taylor area count. Writes the games as SGF, ``summary.json``
+and the gojax engine's log (``engine.log``) per cell under ``--out``, and
+``table.md`` / ``table.csv`` with the counts, the score's 95% Wilson interval and the mean seconds per move
 of each side.
 """
 
@@ -67,8 +67,9 @@ def main(argv=None) -> int:
             cell = out / f"{args.size}x{args.size}_{slug}_vs_gnugo{level}"
             print(f"{player}: {shlex.join(argv_)}\n{opponent}: {shlex.join(gnugo)}", flush=True)
             start = time.perf_counter()
+            cell.mkdir(parents=True, exist_ok=True)
             with (
-                gtp.GTPClient(argv_, timeout=1800, name=player) as ours,
+                gtp.GTPClient(argv_, timeout=1800, name=player, stderr=str(cell / "engine.log")) as ours,
                 gtp.GTPClient(gnugo, timeout=600, name=opponent) as theirs,
             ):
                 names = (player, opponent)

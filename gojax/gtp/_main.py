@@ -196,14 +196,18 @@ def _read_lines(stream) -> queue.Queue:
 
     def read() -> None:
         pending = b""
-        for chunk in chunks():
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for line in complete:
-                lines.put(line + b"\n")
-        if pending:
-            lines.put(pending)
-        lines.put(None)
+        try:
+            for chunk in chunks():
+                pending += chunk
+                *complete, pending = pending.split(b"\n")
+                for line in complete:
+                    lines.put(line + b"\n")
+            if pending:
+                lines.put(pending)
+        except (OSError, ValueError) as error:  # an unreadable stdin ends the session like its end
+            logging.getLogger("gojax.gtp").error("cannot read stdin: %s", error)
+        finally:
+            lines.put(None)
 
     threading.Thread(target=read, daemon=True, name="gojax-gtp-stdin").start()
     return lines
