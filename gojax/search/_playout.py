@@ -128,6 +128,7 @@ def evaluate_leaves(
     parents: GoState,
     actions: jax.Array,
     key: jax.Array,
+    index: jax.typing.ArrayLike = 0,
 ) -> LeafResults:
     """Expands ``K`` leaves and runs ``playouts_per_leaf`` playouts from each (see the module docstring).
 
@@ -140,10 +141,12 @@ def evaluate_leaves(
       actions: ``int32[K]``: the move to expand from each parent, or -1 to
         evaluate the parent itself.
       key: PRNG key.
+      index: ``int[]``, folded into ``key`` (the batch number of a search).
 
     Returns:
       :class:`LeafResults`.
     """
+    key = jax.random.fold_in(key, index)
     points = config.num_points
     fast = playout_config(config)
 

@@ -31,7 +31,6 @@ when it is predicted to end within the budget less ``time_margin``.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 
@@ -40,8 +39,9 @@ import numpy as np
 
 from gojax._core import checks
 from gojax._core import guards as _guards
-from gojax._core.rules import init, legal_action_mask
+from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
+from gojax._host import compiled
 from gojax.search._playout import evaluate_leaves
 from gojax.search._select import child_values, prior_rates
 from gojax.search._settings import TreeSearchSettings
@@ -86,8 +86,9 @@ class TreeSearch:
         self._rates = prior_rates(config.num_actions, settings)
         moves = settings.moves_per_playout(config.num_points)
         policy, per_leaf = settings.playout_policy, settings.playouts_per_leaf
-        self._evaluate = jax.jit(functools.partial(evaluate_leaves, config, policy, moves, per_leaf))
-        self._legal = jax.jit(functools.partial(legal_action_mask, config))
+        # One compiled function per distinct (rules, policy, sizes), shared by every search in the process.
+        self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
+        self._legal = compiled.rules(config).legal
         self._warm = False
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
@@ -103,7 +104,7 @@ class TreeSearch:
         jax.block_until_ready(self._legal(start))
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
-        jax.block_until_ready(self._evaluate(parents, actions, jax.random.key(0)))
+        jax.block_until_ready(self._evaluate(parents, actions, self._key, np.int32(0)))
         self._warm = True
 
     def set_root(self, state: GoState) -> None:
@@ -198,8 +199,8 @@ class TreeSearch:
         self.warm_up()
         per_batch = self.settings.leaves_per_batch * self.settings.playouts_per_leaf
         start = now()
-        last_progress = start
-        recent: list[float] = []
+        last_progress = tick = start
+        recent: list[float] = []  # the last batches' durations, from one clock reading to the next
         done = 0
         while True:
             if playouts is not None and done >= playouts:
@@ -208,13 +209,13 @@ class TreeSearch:
                 break
             if seconds is not None:
                 predicted = max(recent[-8:]) if recent else 0.0
-                if now() - start + predicted > seconds * (1.0 - self.settings.time_margin):
+                if tick - start + predicted > seconds * (1.0 - self.settings.time_margin):
                     break
-            before = now()
             self._batch()
-            after = now()
-            recent.append(after - before)
             done += per_batch
+            after = now()
+            recent.append(after - tick)
+            tick = after
             if on_progress is not None and after - last_progress >= progress_every:
                 on_progress(self._stats(after - start))
                 last_progress = after
@@ -254,9 +255,9 @@ class TreeSearch:
             paths.append((edges, target, source, action))
         sources = np.array([p[2] for p in paths])
         actions = np.array([p[3] for p in paths], np.int32)
-        key = jax.random.fold_in(self._key, self._batches)
+        index = np.int32(self._batches)
         self._batches += 1
-        results = jax.device_get(self._evaluate(tree.get_payload(sources), actions, key))
+        results = jax.device_get(self._evaluate(tree.get_payload(sources), actions, self._key, index))
         children = results.children
         done = np.asarray(children.terminated) | np.asarray(children.truncated)
         count = float(settings.playouts_per_leaf)
