@@ -43,6 +43,7 @@ from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
 from gojax.search._playout import evaluate_leaves
+from gojax.search._prior import point_priors
 from gojax.search._select import child_values, prior_rates
 from gojax.search._settings import TreeSearchSettings
 from gojax.search._stats import SearchStats
@@ -89,6 +90,7 @@ class TreeSearch:
         # One compiled function per distinct (rules, policy, sizes), shared by every search in the process.
         self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
         self._legal = compiled.rules(config).legal
+        self._priors = compiled.jitted(point_priors, config)
         self._warm = False
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
@@ -102,6 +104,7 @@ class TreeSearch:
             return
         start = jax.device_get(init(self.config))
         jax.block_until_ready(self._legal(start))
+        jax.block_until_ready(self._priors(start))
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
         jax.block_until_ready(self._evaluate(parents, actions, self._key, np.int32(0)))
@@ -130,7 +133,8 @@ class TreeSearch:
         tree = Tree(self.config.num_actions, payload=host)
         root = tree.add(-1, -1, int(host.turn))
         tree.set_payload(np.array([root]), jax.tree.map(lambda x: np.asarray(x)[None], host))
-        tree.expand(root, np.asarray(self._legal(host)), bool(host.terminated or host.truncated))
+        done = bool(host.terminated or host.truncated)
+        tree.expand(root, np.asarray(self._legal(host)), done, self._prior(np.asarray(self._priors(host))))
         self._tree = tree
         self._ownership[:] = 0.0
         self._ownership_count = 0
@@ -231,7 +235,7 @@ class TreeSearch:
             if tree.done[node]:
                 return edges, node, node, -1
             noise = jitter[len(edges) % jitter.shape[0]]
-            values = child_values(tree, node, self.settings, self._rates, noise)
+            values = child_values(tree, node, self.settings, tree.prior_rate[node], noise)
             action = int(np.argmax(values))
             edges.append((node, action))
             child = int(tree.children[node, action])
@@ -264,13 +268,19 @@ class TreeSearch:
         for k, (edges, target, _, _) in enumerate(paths):
             if target is not None and not tree.expanded[target]:
                 tree.set_payload(np.array([target]), jax.tree.map(lambda x, k=k: x[k : k + 1], children))
-                tree.expand(target, results.legal[k], bool(done[k]))
+                tree.expand(target, results.legal[k], bool(done[k]), self._prior(results.priors[k]))
             tree.add_virtual_loss(edges, target, -settings.virtual_loss)
             tree.backup(
                 0, edges, target, count, float(results.black_wins[k]), results.first[k], results.first_wins[k]
             )
         self._ownership += results.ownership.sum(axis=0)
         self._ownership_count += settings.leaves_per_batch * settings.playouts_per_leaf
+
+    def _prior(self, points: np.ndarray) -> np.ndarray:
+        """``float[A]``: the prior win rates of a node from its points' (pass: ``pass_prior``)."""
+        if not self.settings.heuristic_prior:
+            return self._rates
+        return np.append(points, self.settings.pass_prior)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -294,7 +304,7 @@ class TreeSearch:
         with np.errstate(invalid="ignore", divide="ignore"):
             winrate = np.where(visits > 0, wins / visits, np.nan).astype(np.float32)
         legal = tree.legal[0]
-        prior = np.where(legal, self._rates, 0.0)
+        prior = np.where(legal, tree.prior_rate[0], 0.0)
         prior = (prior / prior.sum()).astype(np.float32)
         root_visits = tree.visits[0]
         root_winrate = 1.0 - tree.wins[0] / root_visits if root_visits > 0 else 0.5
@@ -316,15 +326,27 @@ class TreeSearch:
         )
 
     def _best(self, visits: np.ndarray, winrate: np.ndarray) -> int:
-        """The most visited child (ties: higher win rate, then a point before pass)."""
+        """The most visited child (ties: higher win rate, then a point before pass).
+
+        Pass only when passing is judged to win (win rate >= 1/2) or every
+        visited point is judged worse than passing: in a lost position the
+        search plays on rather than giving the game up.
+        """
         tree = self._tree
         assert tree is not None
+        pass_ = self.config.pass_action
         if visits.max() <= 0:
-            values = child_values(tree, 0, self.settings, self._rates)
+            values = child_values(tree, 0, self.settings, tree.prior_rate[0])
             return int(np.argmax(values))
         rate = np.nan_to_num(winrate, nan=-1.0)
         order = np.lexsort((-np.arange(visits.shape[0]), rate, visits))
-        return int(order[-1]) if visits[order[-1]] > 0 else self.config.pass_action
+        best = int(order[-1])
+        if best != pass_:
+            return best
+        points = visits[:pass_] > 0
+        if rate[pass_] >= 0.5 or not points.any() or rate[:pass_][points].max() < rate[pass_]:
+            return pass_
+        return int(np.argmax(np.where(points, visits[:pass_], -1)))
 
     def _pv(self, node: int, action: int) -> tuple[int, ...]:
         tree = self._tree
