@@ -15,6 +15,10 @@ compiled call that expands them and runs ``M`` playouts from each
 3. **Backup** of each leaf's ``M`` results to its path (visits and wins) and
    of the moves played after each node to its AMAF statistics.
 
+The steps overlap: while the device runs one batch (JAX dispatches
+asynchronously), the host selects the next, its paths kept apart from the
+batch in flight by the same virtual loss.
+
 Tree moves are legal under the game's exact rules at every depth (superko
 included): every node's legal mask is :func:`gojax.legal_action_mask` of its
 exact :class:`gojax.GoState`, kept per node. The tree is kept between moves:
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import numpy as np
@@ -206,16 +211,21 @@ class TreeSearch:
         last_progress = tick = start
         recent: list[float] = []  # the last batches' durations, from one clock reading to the next
         done = 0
+        pending = None  # the batch in flight on the device
         while True:
             if playouts is not None and done >= playouts:
                 break
             if should_stop is not None and should_stop():
                 break
             if seconds is not None:
-                predicted = max(recent[-8:]) if recent else 0.0
+                # This step and, at the end, waiting for the batch still in flight.
+                predicted = 2.0 * max(recent[-8:]) if recent else 0.0
                 if tick - start + predicted > seconds * (1.0 - self.settings.time_margin):
                     break
-            self._batch()
+            launched = self._launch()
+            if pending is not None:
+                self._finish(*pending)
+            pending = launched
             done += per_batch
             after = now()
             recent.append(after - tick)
@@ -223,6 +233,8 @@ class TreeSearch:
             if on_progress is not None and after - last_progress >= progress_every:
                 on_progress(self._stats(after - start))
                 last_progress = after
+        if pending is not None:
+            self._finish(*pending)
         return self._stats(now() - start)
 
     def _descend(self, tree: Tree, jitter: np.ndarray) -> tuple[list[tuple[int, int]], int | None, int, int]:
@@ -246,8 +258,13 @@ class TreeSearch:
                 return edges, child, node, action
             node = child
 
-    def _batch(self) -> None:
-        """One batch step: select ``K`` leaves, evaluate them on the device, back the results up."""
+    def _launch(self) -> tuple[list, Any]:
+        """Selects ``K`` leaves (with virtual loss) and starts their evaluation on the device.
+
+        Returns the paths and the results, not waited for (JAX dispatches
+        asynchronously): the host selects the next batch while the device runs
+        this one.
+        """
         tree = self._tree
         assert tree is not None
         settings = self.settings
@@ -261,14 +278,26 @@ class TreeSearch:
         actions = np.array([p[3] for p in paths], np.int32)
         index = np.int32(self._batches)
         self._batches += 1
-        results = jax.device_get(self._evaluate(tree.get_payload(sources), actions, self._key, index))
+        return paths, self._evaluate(tree.get_payload(sources), actions, self._key, index)
+
+    def _finish(self, paths: list, pending: Any) -> None:
+        """Waits for a launched batch, stores its new nodes and backs its results up."""
+        tree = self._tree
+        assert tree is not None
+        settings = self.settings
+        results = jax.device_get(pending)
         children = results.children
         done = np.asarray(children.terminated) | np.asarray(children.truncated)
         count = float(settings.playouts_per_leaf)
-        for k, (edges, target, _, _) in enumerate(paths):
-            if target is not None and not tree.expanded[target]:
-                tree.set_payload(np.array([target]), jax.tree.map(lambda x, k=k: x[k : k + 1], children))
+        new = [(k, target) for k, (_, target, _, _) in enumerate(paths) if target is not None]
+        new = [(k, target) for k, target in new if not tree.expanded[target]]
+        if new:
+            rows, targets = (np.array(column) for column in zip(*new, strict=True))
+            tree.set_payload(targets, jax.tree.map(lambda x: x[rows], children))
+        for k, target in new:
+            if not tree.expanded[target]:
                 tree.expand(target, results.legal[k], bool(done[k]), self._prior(results.priors[k]))
+        for k, (edges, target, _, _) in enumerate(paths):
             tree.add_virtual_loss(edges, target, -settings.virtual_loss)
             tree.backup(
                 0, edges, target, count, float(results.black_wins[k]), results.first[k], results.first_wins[k]
