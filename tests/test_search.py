@@ -43,13 +43,13 @@ X O X . .
 
 
 @functools.cache
-def _step():
-    return jax.jit(functools.partial(gojax.step, CONFIG))
+def _step(config=CONFIG):
+    return jax.jit(functools.partial(gojax.step, config))
 
 
 @functools.cache
-def _legal():
-    return jax.jit(functools.partial(gojax.legal_action_mask, CONFIG))
+def _legal(config=CONFIG):
+    return jax.jit(functools.partial(gojax.legal_action_mask, config))
 
 
 def _play(state, *actions):
@@ -86,25 +86,42 @@ def _depths(tree) -> np.ndarray:
     return depth
 
 
-def test_no_illegal_move_at_any_depth_superko_included(searched):
-    search, stats = searched
+def _assert_every_edge_legal(search: TreeSearch, config: gojax.GoConfig) -> int:
+    """Checks each edge of the tree against the exact legal mask of its parent's state; returns the edges."""
     tree = search._tree
-    assert _depths(tree).max() >= 3
-    assert tree.children[0, 1] == -1 and stats.visits[1] == 0  # the superko-banned move
     states = tree.payload
     edges = 0
     for node in np.flatnonzero(tree.expanded[: tree.size]):
         parent = jax.tree.map(lambda x, node=node: x[node], states)
-        legal = np.asarray(_legal()(parent))
+        legal = np.asarray(_legal(config)(parent))
+        np.testing.assert_array_equal(tree.legal[node], legal)
         for action in np.flatnonzero(tree.children[node] >= 0):
             assert legal[action], (node, action)
             child = int(tree.children[node, action])
             if tree.expanded[child]:
-                stepped = _step()(parent, int(action))
+                stepped = _step(config)(parent, int(action))
                 assert not bool(stepped.illegal_move)
-                np.testing.assert_array_equal(np.asarray(stepped.stones), states.stones[child])
+                for mine, theirs in zip(jax.tree.leaves(stepped), jax.tree.leaves(states), strict=True):
+                    np.testing.assert_array_equal(np.asarray(mine), theirs[child])
             edges += 1
-    assert edges > 50
+    return edges
+
+
+def test_no_illegal_move_at_any_depth_superko_included(searched):
+    search, stats = searched
+    assert _depths(search._tree).max() >= 3
+    assert search._tree.children[0, 1] == -1 and stats.visits[1] == 0  # the superko-banned move
+    assert _assert_every_edge_legal(search, CONFIG) > 50
+
+
+def test_other_rules_situational_superko_with_suicide():
+    config = gojax.GoConfig(size=4, komi=0.5, ko_rule="situational", suicide=True)
+    search = TreeSearch(config, TreeSearchSettings(leaves_per_batch=4, playouts_per_leaf=2), seed=5)
+    search.set_root(gojax.init(config))
+    stats = search.search(playouts=400)
+    assert stats.playouts >= 400 and 0 <= stats.best_action <= config.pass_action
+    assert _depths(search._tree).max() >= 3
+    assert _assert_every_edge_legal(search, config) > 20
 
 
 def test_stats_are_consistent(searched, superko_root):
