@@ -84,6 +84,11 @@ def test_rave_value_blends_the_mean_and_the_amaf_mean_by_hand():
     assert values[0] == pytest.approx(expected0)
     assert values[4] == pytest.approx(expected_pass)
     assert values[3] == -np.inf  # illegal
+    # Pass visited 6 times, 3 wins: its prior counts as 2 visits at 0.25 on its own mean.
+    passed = tree.add(0, 4, WHITE)
+    tree.visits[passed], tree.wins[passed] = 6.0, 3.0
+    values = child_values(tree, 0, settings, rates)
+    assert values[4] == pytest.approx((3 + 2 * 0.25) / (6 + 2) + 0.5 * math.sqrt(math.log(11) / 7))
 
 
 def test_virtual_loss_lowers_a_path_and_is_undone_exactly():

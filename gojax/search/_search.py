@@ -358,7 +358,8 @@ class TreeSearch:
         """The most visited child (ties: higher win rate, then a point before pass).
 
         Pass only when passing is judged to win (win rate >= 1/2) or every
-        visited point is judged worse than passing: in a lost position the
+        visited point is judged clearly worse than passing (by more than
+        0.05): in a lost position, where every move is estimated near 0, the
         search plays on rather than giving the game up.
         """
         tree = self._tree
@@ -373,7 +374,7 @@ class TreeSearch:
         if best != pass_:
             return best
         points = visits[:pass_] > 0
-        if rate[pass_] >= 0.5 or not points.any() or rate[:pass_][points].max() < rate[pass_]:
+        if rate[pass_] >= 0.5 or not points.any() or rate[:pass_][points].max() < rate[pass_] - 0.05:
             return pass_
         return int(np.argmax(np.where(points, visits[:pass_], -1)))
 
