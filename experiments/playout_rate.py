@@ -41,6 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import gojax
+from gojax._host import compiled
 from gojax.players import playout, random_playout_policy, sample_uniform
 from gojax.search import TreeSearch, TreeSearchSettings
 from gojax.search._playout import evaluate_leaves
@@ -113,7 +114,9 @@ def main() -> None:
             search.warm_up()
             searches[policy, k, m] = search
             moves = settings.moves_per_playout(config.num_points)
-            call = jax.jit(functools.partial(evaluate_leaves, config, policy, moves, m))
+            call = compiled.jitted(
+                evaluate_leaves, config, policy, moves, m
+            )  # the search's own compiled step
             parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
             actions = np.full(k, -1, np.int32)
             jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
