@@ -170,9 +170,8 @@ def main() -> None:
     print("| row | policy | K | M | rate | unit |")
     print("|---|---|---|---|---:|---|")
     for row in rows:
-        print(
-            f"| {row['row']} | {row['policy']} | {row['K']} | {row['M']} | {row['rate']:,.0f} | {row['unit']} |"
-        )
+        cells = [row["row"], row["policy"], row["K"], row["M"], f"{row['rate']:,.0f}", row["unit"]]
+        print("| " + " | ".join(str(cell) for cell in cells) + " |")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "playout_rate.csv"
     with path.open("w", newline="") as handle:
