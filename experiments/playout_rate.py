@@ -114,9 +114,7 @@ def main() -> None:
             search.warm_up()
             searches[policy, k, m] = search
             moves = settings.moves_per_playout(config.num_points)
-            call = compiled.jitted(
-                evaluate_leaves, config, policy, moves, m
-            )  # the search's own compiled step
+            call = compiled.jitted(evaluate_leaves, config, policy, moves, m)  # the search's own
             parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
             actions = np.full(k, -1, np.int32)
             jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
