@@ -133,3 +133,28 @@ def test_reroot_keeps_the_subtree_with_its_statistics_and_payload():
     assert tree.amaf_visits[1, b1 % 4] == b1 + 1
     # the freed rows are cleared
     assert tree.visits[3:].sum() == 0 and (tree.children[3:] == -1).all()
+
+
+@pytest.mark.parametrize(
+    ("pass_rate", "point_rates", "expected"),
+    [
+        (0.004, [0.0, 0.0, 0.0, 0.0], 1),  # a lost position: play on (the most visited point)
+        (0.6, [0.55, 0.5, 0.5, 0.5], 4),  # passing wins
+        (0.3, [0.2, 0.2, 0.1, 0.2], 4),  # every point clearly worse than passing
+        (0.3, [0.28, 0.2, 0.1, 0.2], 1),  # a point about as good as passing: play it
+    ],
+)
+def test_pass_only_when_it_wins_or_every_point_is_worse(pass_rate, point_rates, expected):
+    import gojax
+    from gojax.search import TreeSearch
+
+    search = TreeSearch(gojax.GoConfig(size=2), TreeSearchSettings())
+    tree = Tree(A)
+    root = tree.add(-1, -1, BLACK)
+    tree.expand(root, np.ones(A, bool), False)
+    for action, (visits, rate) in enumerate(zip([10, 30, 20, 5, 40], [*point_rates, pass_rate], strict=True)):
+        child = tree.add(root, action, WHITE)
+        tree.visits[child], tree.wins[child] = visits, visits * rate
+    tree.visits[root] = 105
+    search._tree = tree
+    assert search.stats().best_action == expected
