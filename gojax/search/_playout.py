@@ -39,6 +39,7 @@ from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
+from gojax.search._prior import point_priors
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
 
@@ -57,6 +58,8 @@ class LeafResults(NamedTuple):
         1 white) played point ``p`` before the other colour did.
       first_wins: ``float32[K, 2, P]`` how many of those colour ``c`` won.
       ownership: ``float32[K, P]`` summed final ownership, black +1, white -1.
+      priors: ``float32[K, P]`` the prior win rate of each point at each child
+        (:func:`gojax.search._prior.point_priors`).
     """
 
     children: GoState
@@ -65,6 +68,7 @@ class LeafResults(NamedTuple):
     first: jax.Array
     first_wins: jax.Array
     ownership: jax.Array
+    priors: jax.Array
 
 
 def playout_config(config: GoConfig) -> GoConfig:
@@ -128,6 +132,7 @@ def evaluate_leaves(
     parents: GoState,
     actions: jax.Array,
     key: jax.Array,
+    index: jax.typing.ArrayLike = 0,
 ) -> LeafResults:
     """Expands ``K`` leaves and runs ``playouts_per_leaf`` playouts from each (see the module docstring).
 
@@ -140,10 +145,12 @@ def evaluate_leaves(
       actions: ``int32[K]``: the move to expand from each parent, or -1 to
         evaluate the parent itself.
       key: PRNG key.
+      index: ``int[]``, folded into ``key`` (the batch number of a search).
 
     Returns:
       :class:`LeafResults`.
     """
+    key = jax.random.fold_in(key, index)
     points = config.num_points
     fast = playout_config(config)
 
@@ -171,4 +178,5 @@ def evaluate_leaves(
         first=jnp.sum(by_colour, axis=2),
         first_wins=jnp.sum(by_colour * wins, axis=2),
         ownership=jnp.sum(owner.reshape(count, playouts_per_leaf, points), axis=1),
+        priors=jax.vmap(lambda s: point_priors(config, s))(children),
     )

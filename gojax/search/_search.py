@@ -15,6 +15,10 @@ compiled call that expands them and runs ``M`` playouts from each
 3. **Backup** of each leaf's ``M`` results to its path (visits and wins) and
    of the moves played after each node to its AMAF statistics.
 
+The steps overlap: while the device runs one batch (JAX dispatches
+asynchronously), the host selects the next, its paths kept apart from the
+batch in flight by the same virtual loss.
+
 Tree moves are legal under the game's exact rules at every depth (superko
 included): every node's legal mask is :func:`gojax.legal_action_mask` of its
 exact :class:`gojax.GoState`, kept per node. The tree is kept between moves:
@@ -31,18 +35,20 @@ when it is predicted to end within the budget less ``time_margin``.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import numpy as np
 
 from gojax._core import checks
 from gojax._core import guards as _guards
-from gojax._core.rules import init, legal_action_mask
+from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
+from gojax._host import compiled
 from gojax.search._playout import evaluate_leaves
+from gojax.search._prior import point_priors
 from gojax.search._select import child_values, prior_rates
 from gojax.search._settings import TreeSearchSettings
 from gojax.search._stats import SearchStats
@@ -86,8 +92,10 @@ class TreeSearch:
         self._rates = prior_rates(config.num_actions, settings)
         moves = settings.moves_per_playout(config.num_points)
         policy, per_leaf = settings.playout_policy, settings.playouts_per_leaf
-        self._evaluate = jax.jit(functools.partial(evaluate_leaves, config, policy, moves, per_leaf))
-        self._legal = jax.jit(functools.partial(legal_action_mask, config))
+        # One compiled function per distinct (rules, policy, sizes), shared by every search in the process.
+        self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
+        self._legal = compiled.rules(config).legal
+        self._priors = compiled.jitted(point_priors, config)
         self._warm = False
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
@@ -101,9 +109,10 @@ class TreeSearch:
             return
         start = jax.device_get(init(self.config))
         jax.block_until_ready(self._legal(start))
+        jax.block_until_ready(self._priors(start))
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
-        jax.block_until_ready(self._evaluate(parents, actions, jax.random.key(0)))
+        jax.block_until_ready(self._evaluate(parents, actions, self._key, np.int32(0)))
         self._warm = True
 
     def set_root(self, state: GoState) -> None:
@@ -129,7 +138,8 @@ class TreeSearch:
         tree = Tree(self.config.num_actions, payload=host)
         root = tree.add(-1, -1, int(host.turn))
         tree.set_payload(np.array([root]), jax.tree.map(lambda x: np.asarray(x)[None], host))
-        tree.expand(root, np.asarray(self._legal(host)), bool(host.terminated or host.truncated))
+        done = bool(host.terminated or host.truncated)
+        tree.expand(root, np.asarray(self._legal(host)), done, self._prior(np.asarray(self._priors(host))))
         self._tree = tree
         self._ownership[:] = 0.0
         self._ownership_count = 0
@@ -198,26 +208,33 @@ class TreeSearch:
         self.warm_up()
         per_batch = self.settings.leaves_per_batch * self.settings.playouts_per_leaf
         start = now()
-        last_progress = start
-        recent: list[float] = []
+        last_progress = tick = start
+        recent: list[float] = []  # the last batches' durations, from one clock reading to the next
         done = 0
+        pending = None  # the batch in flight on the device
         while True:
             if playouts is not None and done >= playouts:
                 break
             if should_stop is not None and should_stop():
                 break
             if seconds is not None:
-                predicted = max(recent[-8:]) if recent else 0.0
-                if now() - start + predicted > seconds * (1.0 - self.settings.time_margin):
+                # This step and, at the end, waiting for the batch still in flight.
+                predicted = 2.0 * max(recent[-8:]) if recent else 0.0
+                if tick - start + predicted > seconds * (1.0 - self.settings.time_margin):
                     break
-            before = now()
-            self._batch()
-            after = now()
-            recent.append(after - before)
+            launched = self._launch()
+            if pending is not None:
+                self._finish(*pending)
+            pending = launched
             done += per_batch
+            after = now()
+            recent.append(after - tick)
+            tick = after
             if on_progress is not None and after - last_progress >= progress_every:
                 on_progress(self._stats(after - start))
                 last_progress = after
+        if pending is not None:
+            self._finish(*pending)
         return self._stats(now() - start)
 
     def _descend(self, tree: Tree, jitter: np.ndarray) -> tuple[list[tuple[int, int]], int | None, int, int]:
@@ -230,7 +247,7 @@ class TreeSearch:
             if tree.done[node]:
                 return edges, node, node, -1
             noise = jitter[len(edges) % jitter.shape[0]]
-            values = child_values(tree, node, self.settings, self._rates, noise)
+            values = child_values(tree, node, self.settings, tree.prior_rate[node], noise)
             action = int(np.argmax(values))
             edges.append((node, action))
             child = int(tree.children[node, action])
@@ -241,8 +258,13 @@ class TreeSearch:
                 return edges, child, node, action
             node = child
 
-    def _batch(self) -> None:
-        """One batch step: select ``K`` leaves, evaluate them on the device, back the results up."""
+    def _launch(self) -> tuple[list, Any]:
+        """Selects ``K`` leaves (with virtual loss) and starts their evaluation on the device.
+
+        Returns the paths and the results, not waited for (JAX dispatches
+        asynchronously): the host selects the next batch while the device runs
+        this one.
+        """
         tree = self._tree
         assert tree is not None
         settings = self.settings
@@ -254,22 +276,40 @@ class TreeSearch:
             paths.append((edges, target, source, action))
         sources = np.array([p[2] for p in paths])
         actions = np.array([p[3] for p in paths], np.int32)
-        key = jax.random.fold_in(self._key, self._batches)
+        index = np.int32(self._batches)
         self._batches += 1
-        results = jax.device_get(self._evaluate(tree.get_payload(sources), actions, key))
+        return paths, self._evaluate(tree.get_payload(sources), actions, self._key, index)
+
+    def _finish(self, paths: list, pending: Any) -> None:
+        """Waits for a launched batch, stores its new nodes and backs its results up."""
+        tree = self._tree
+        assert tree is not None
+        settings = self.settings
+        results = jax.device_get(pending)
         children = results.children
         done = np.asarray(children.terminated) | np.asarray(children.truncated)
         count = float(settings.playouts_per_leaf)
+        new = [(k, target) for k, (_, target, _, _) in enumerate(paths) if target is not None]
+        new = [(k, target) for k, target in new if not tree.expanded[target]]
+        if new:
+            rows, targets = (np.array(column) for column in zip(*new, strict=True))
+            tree.set_payload(targets, jax.tree.map(lambda x: x[rows], children))
+        for k, target in new:
+            if not tree.expanded[target]:
+                tree.expand(target, results.legal[k], bool(done[k]), self._prior(results.priors[k]))
         for k, (edges, target, _, _) in enumerate(paths):
-            if target is not None and not tree.expanded[target]:
-                tree.set_payload(np.array([target]), jax.tree.map(lambda x, k=k: x[k : k + 1], children))
-                tree.expand(target, results.legal[k], bool(done[k]))
             tree.add_virtual_loss(edges, target, -settings.virtual_loss)
             tree.backup(
                 0, edges, target, count, float(results.black_wins[k]), results.first[k], results.first_wins[k]
             )
         self._ownership += results.ownership.sum(axis=0)
         self._ownership_count += settings.leaves_per_batch * settings.playouts_per_leaf
+
+    def _prior(self, points: np.ndarray) -> np.ndarray:
+        """``float[A]``: the prior win rates of a node from its points' (pass: ``pass_prior``)."""
+        if not self.settings.heuristic_prior:
+            return self._rates
+        return np.append(points, self.settings.pass_prior)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -293,7 +333,7 @@ class TreeSearch:
         with np.errstate(invalid="ignore", divide="ignore"):
             winrate = np.where(visits > 0, wins / visits, np.nan).astype(np.float32)
         legal = tree.legal[0]
-        prior = np.where(legal, self._rates, 0.0)
+        prior = np.where(legal, tree.prior_rate[0], 0.0)
         prior = (prior / prior.sum()).astype(np.float32)
         root_visits = tree.visits[0]
         root_winrate = 1.0 - tree.wins[0] / root_visits if root_visits > 0 else 0.5
@@ -315,15 +355,28 @@ class TreeSearch:
         )
 
     def _best(self, visits: np.ndarray, winrate: np.ndarray) -> int:
-        """The most visited child (ties: higher win rate, then a point before pass)."""
+        """The most visited child (ties: higher win rate, then a point before pass).
+
+        Pass only when passing is judged to win (win rate >= 1/2) or every
+        visited point is judged clearly worse than passing (by more than
+        0.05): in a lost position, where every move is estimated near 0, the
+        search plays on rather than giving the game up.
+        """
         tree = self._tree
         assert tree is not None
+        pass_ = self.config.pass_action
         if visits.max() <= 0:
-            values = child_values(tree, 0, self.settings, self._rates)
+            values = child_values(tree, 0, self.settings, tree.prior_rate[0])
             return int(np.argmax(values))
         rate = np.nan_to_num(winrate, nan=-1.0)
         order = np.lexsort((-np.arange(visits.shape[0]), rate, visits))
-        return int(order[-1]) if visits[order[-1]] > 0 else self.config.pass_action
+        best = int(order[-1])
+        if best != pass_:
+            return best
+        points = visits[:pass_] > 0
+        if rate[pass_] >= 0.5 or not points.any() or rate[:pass_][points].max() < rate[pass_] - 0.05:
+            return pass_
+        return int(np.argmax(np.where(points, visits[:pass_], -1)))
 
     def _pv(self, node: int, action: int) -> tuple[int, ...]:
         tree = self._tree

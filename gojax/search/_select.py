@@ -10,7 +10,10 @@ node (:class:`gojax.search._tree.Tree`):
 where ``n~' = n~ + prior_visits`` and ``w~' = w~ + prior_visits * r`` add the
 prior as equivalent experience (``r = 1/2`` on points, ``pass_prior`` on pass,
 which never gets AMAF samples), ``k`` is ``rave_equivalence``, ``C``
-``exploration`` and ``N`` the node's visits. With no sample at all the value
+``exploration`` and ``N`` the node's visits. Pass has no AMAF samples, so
+its value is its own mean with the prior as ``prior_visits`` equivalent
+visits: ``(w + prior_visits * pass_prior) / (n + prior_visits)`` (plus the
+UCB term). With no sample at all the value
 is ``first_play_urgency``. Illegal actions are ``-inf``: the tree never
 selects them. Ties are broken by a tiny random jitter from the search's
 seeded generator, so a search is reproducible.
@@ -66,6 +69,14 @@ def child_values(
         amaf_mean = np.full_like(amaf_n, settings.first_play_urgency)
         if prior_n > 0:
             amaf_mean = rates.copy()
+    # Pass never gets AMAF samples: its prior is equivalent experience on its own mean.
+    beta = beta.copy()
+    if prior_n > 0:
+        beta[-1] = prior_n / (n[-1] + prior_n)
+        amaf_mean[-1] = rates[-1]
+    else:
+        beta[-1] = 0.0 if n[-1] > 0 else 1.0
+        amaf_mean[-1] = settings.first_play_urgency
     mean = np.divide(w, n, out=np.zeros_like(n), where=n > 0)
     value = (1.0 - beta) * mean + beta * amaf_mean
     if settings.exploration > 0:

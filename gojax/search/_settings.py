@@ -39,6 +39,9 @@ class TreeSearchSettings:
         with a win rate of ``pass_prior``.
       pass_prior: the win rate of pass's prior AMAF samples, in [0, 1] (low:
         pass is tried late unless it wins).
+      heuristic_prior: whether the prior win rate of a point comes from the
+        rules of thumb of :mod:`gojax.search._prior` (captures, escapes,
+        self-ataris, own eyes, the first line) rather than 1/2.
       virtual_loss: losses added to each node of a path while its playouts
         are pending (keeps the leaves of one batch apart).
       max_nodes: nodes the tree may hold; when full, leaves are evaluated
@@ -57,6 +60,7 @@ class TreeSearchSettings:
     first_play_urgency: float = 1.0
     prior_visits: float = 10.0
     pass_prior: float = 0.1
+    heuristic_prior: bool = True
     virtual_loss: int = 1
     max_nodes: int = 200_000
     time_margin: float = 0.05
@@ -83,6 +87,10 @@ class TreeSearchSettings:
         number("first_play_urgency", 0.0, 1.0)
         number("prior_visits", 0.0)
         number("pass_prior", 0.0, 1.0)
+        if not isinstance(self.heuristic_prior, bool):
+            raise TypeError(
+                f"TreeSearchSettings.heuristic_prior must be a bool, got {self.heuristic_prior!r}"
+            )
         integer("virtual_loss", 0, 1000)
         integer("max_nodes", 2, 100_000_000)
         number("time_margin", 0.0, 0.9)

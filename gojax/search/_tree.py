@@ -19,6 +19,8 @@ Node ``i`` holds:
   counting 1/2);
 * ``children[i, a]`` (node id or -1), ``legal[i, a]`` (``bool[A]``, the exact
   rules), ``expanded[i]`` (legal moves known), ``done[i]`` (game over);
+* ``prior_rate[i, a]``: the prior win rate of each action (see
+  :mod:`gojax.search._prior`);
 * ``amaf_visits[i, a]``, ``amaf_wins[i, a]``: playouts through the node in
   which the player to move at the node played point ``a`` before the other
   player did, at any later turn, and how many of them that player won
@@ -65,6 +67,7 @@ class Tree:
         self.legal = np.zeros((cap, a), bool)
         self.amaf_visits = np.zeros((cap, a), np.float64)
         self.amaf_wins = np.zeros((cap, a), np.float64)
+        self.prior_rate = np.full((cap, a), 0.5, np.float32)
         if payload is None:
             self.payload = None
         else:
@@ -82,6 +85,7 @@ class Tree:
         "legal",
         "amaf_visits",
         "amaf_wins",
+        "prior_rate",
     )
 
     @property
@@ -126,9 +130,11 @@ class Tree:
         """The payload of ``nodes`` (a leading axis over them)."""
         return jax.tree.map(lambda x: x[nodes], self.payload)
 
-    def expand(self, node: int, legal: np.ndarray, done: bool) -> None:
-        """Records the legal moves (``bool[A]``) and whether the game is over at ``node``."""
+    def expand(self, node: int, legal: np.ndarray, done: bool, prior: np.ndarray | None = None) -> None:
+        """Records the legal moves (``bool[A]``), whether the game is over and the prior win rates
+        (``float[A]``; 1/2 everywhere if ``None``) at ``node``."""
         self.legal[node] = legal
+        self.prior_rate[node] = 0.5 if prior is None else prior
         self.expanded[node] = True
         self.done[node] = done
 
