@@ -10,6 +10,7 @@
   hand-advanced clock, and stop when the next input arrives; through the
   console loop (``gojax-gtp``'s ``main``) an ``lz-analyze`` is interrupted by
   the next command, which is then answered.
+* ``lz-genmove_analyze``: analysis lines, then ``play`` the move it played.
 * ``gogui-analyze_commands`` and each command it lists: the visit heat map
   and its labels against the search's visits, the principal variation, the
   win rate, the ownership board.
@@ -168,6 +169,23 @@ def test_streamed_analysis_agrees_with_the_tree(engine):
     assert all(0 <= int(e["winrate"]) <= 10000 for e in entries)
     written, _ = _stream(engine, "lz-analyze b 50 foo 2", stop_after=0)
     assert written == ["? syntax error: unknown analysis key 'foo'\n\n"]
+
+
+def test_genmove_analyze_reports_then_plays(engine):
+    ticks = [0.0]
+
+    def now():
+        ticks[0] += 0.01
+        return ticks[0]
+
+    written, _ = _stream(engine, "3 lz-genmove_analyze w 2", stop_after=10**9, now=now)
+    assert written[0] == "=3\n" and written[-1] == "\n" and written[-2].startswith("play ")
+    infos = written[1:-2]
+    assert infos and all(line.startswith("info move ") for line in infos)
+    vertex = written[-2].split()[1]
+    assert vertex == gojax.to_gtp(CONFIG, engine.searcher.last_stats.best_action)
+    assert engine.game.board().reshape(-1)[gojax.from_gtp(CONFIG, vertex)] == 2  # white's move is played
+    assert engine.searcher.progress is None
 
 
 def test_the_console_loop_stops_the_analysis_at_the_next_command(engine, monkeypatch):

@@ -11,7 +11,10 @@ They run the same search as ``genmove`` (the engine's
   ``lz-analyze`` ``winrate``, ``prior`` and ``lcb`` are integers in [0,
   10000]; for ``kata-analyze`` floats in [0, 1], and ``kata-analyze ...
   ownership true`` appends ``ownership`` and ``N*N`` floats in [-1, 1], row
-  by row from the top left, from the analysed player's view. Keys:
+  by row from the top left, from the analysed player's view.
+  ``lz-genmove_analyze`` / ``kata-genmove_analyze`` (same arguments) are
+  ``genmove`` with these lines while it searches, then ``play VERTEX``; they
+  are not interrupted by the next command. Keys:
   ``interval``, ``minmoves`` (list unvisited legal moves by prior up to this
   many), ``maxmoves``, ``ownership``. Win rates are the analysed player's.
   Streaming needs the console loop (``gojax-gtp``); through
@@ -28,9 +31,11 @@ They run the same search as ``genmove`` (the engine's
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,8 +49,8 @@ from gojax.search import SearchStats
 
 __all__ = ["ANALYSIS_PLAYOUTS", "STREAMING", "AnalyzeRequest", "format_analysis", "parse_analyze"]
 
-STREAMING = ("lz-analyze", "kata-analyze")
-"""The commands whose reply streams until the next input line."""
+STREAMING = ("lz-analyze", "kata-analyze", "lz-genmove_analyze", "kata-genmove_analyze")
+"""The commands whose reply streams (the analyses until the next input line, the genmoves until the move)."""
 ANALYSIS_PLAYOUTS = 500_000
 """An analysis stops searching (and waits for the next command) once its tree holds this many playouts."""
 _GOGUI = (
@@ -56,6 +61,7 @@ _GOGUI = (
     "dboard/Ownership (black +1)/gojax-ownership",
 )
 _LETTER = {BLACK: "b", WHITE: "w"}
+log = logging.getLogger("gojax.gtp")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +170,10 @@ def format_analysis(config: GoConfig, stats: SearchStats, request: AnalyzeReques
 class _AnalysisCommands(_EngineParts):
     """The analysis commands (see the module docstring)."""
 
+    if TYPE_CHECKING:
+
+        def _genmove(self, args: tuple[str, ...]) -> str: ...
+
     def _analysis_commands(self) -> dict[str, Callable[[tuple[str, ...]], str]]:
         return {
             "lz-analyze": lambda args: self._analyze_once(args, kata=False),
@@ -208,12 +218,15 @@ class _AnalysisCommands(_EngineParts):
           write: writes (and flushes) text to the controller.
           should_stop: ``True`` once the next input line has arrived.
         """
-        kata = command.name == "kata-analyze"
+        kata = command.name.startswith("kata-")
         try:
             searcher = self._tree_searcher()
             request = parse_analyze(command.args, self.game.to_play, kata)
         except CommandError as error:
             write(format_error(command.id, str(error)))
+            return
+        if command.name.endswith("genmove_analyze"):
+            self._genmove_analyze(command, request, kata, write)
             return
         write(f"={command.id or ''}\n")
         state = self._position(request.colour)
@@ -237,6 +250,26 @@ class _AnalysisCommands(_EngineParts):
         else:
             while not should_stop():
                 time.sleep(0.02)
+        write("\n")
+
+    def _genmove_analyze(
+        self, command: Command, request: AnalyzeRequest, kata: bool, write: Callable[[str], None]
+    ) -> None:
+        """``genmove`` of ``request.colour`` with analysis lines every ``request.interval``, then ``play``."""
+        searcher = self._tree_searcher()
+
+        def emit(stats: SearchStats) -> None:
+            write(format_analysis(self.config, stats, request, kata) + "\n")
+
+        write(f"={command.id or ''}\n")
+        if request.interval > 0:
+            searcher.progress = (emit, request.interval)
+        try:
+            write(f"play {self._genmove((_LETTER[request.colour],))}\n")
+        except Exception:  # the colour is checked: genmove has nothing left to refuse
+            log.exception("%s failed", command.name)
+        finally:
+            searcher.progress = None
         write("\n")
 
     # -- GoGui ------------------------------------------------------------------------------------

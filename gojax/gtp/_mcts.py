@@ -66,6 +66,8 @@ class TreeSearcher(Searcher):
         self.playouts = spec.simulations
         self.seed = spec.seed
         self.last_stats: SearchStats | None = None
+        self.progress: tuple[Callable[[SearchStats], None], float] | None = None
+        """``(on_progress, every)`` for searches given no ``on_progress`` (``*-genmove_analyze``)."""
         self._trees: dict[GoConfig, TreeSearch] = {}
 
     def tree(self, config: GoConfig) -> TreeSearch:
@@ -129,6 +131,8 @@ class TreeSearcher(Searcher):
         seconds = budget if budget is not None else (None if playouts is not None else self.seconds_per_move)
         if seconds is None and playouts is None:
             playouts = self.playouts
+        if on_progress is None and self.progress is not None:
+            on_progress, progress_every = self.progress
         stats = tree.search(
             seconds=seconds,
             playouts=playouts,
