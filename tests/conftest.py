@@ -12,6 +12,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * Random material: :func:`random_boards` (stones at random, dead chains removed),
   :func:`random_game` (a random legal game played with the rules).
 * Colours: :func:`swap_colours` of a diagram or a board.
+* The GTP tree-search player, compiled once a session: the fixture :func:`tree_searcher_5x5`.
 * External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
   :func:`sgfmill_grid`, :func:`sgf_moves`, :func:`needs`.
 
@@ -101,6 +102,19 @@ LETTERS = "abcdefghijklmnopqrstuvwxy"
 def needs(module: str) -> Any:
     """``pytest.importorskip(module, reason=TEST_EXTRA)``, for use inside a test or fixture."""
     return pytest.importorskip(module, reason=f"{module}: {TEST_EXTRA}")
+
+
+@pytest.fixture(scope="session")
+def tree_searcher_5x5() -> Any:
+    """One ``gojax.gtp.TreeSearcher`` (0.1 s a move) for 5x5 engines, shared so its search compiles once.
+
+    Give it to an engine with ``engine.searcher = tree_searcher_5x5``; a test
+    that sets ``engine.time_source`` sets the searcher's clock: restore
+    ``time.monotonic`` after.
+    """
+    from gojax.gtp import PlayerSpec, TreeSearcher
+
+    return TreeSearcher(PlayerSpec("mcts", seconds_per_move=0.1, seed=1))
 
 
 def gnugo_binary() -> str | None:

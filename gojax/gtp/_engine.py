@@ -32,13 +32,15 @@ from gojax._core.types import BLACK, MAX_SIZE, MIN_SIZE, WHITE, GoConfig
 from gojax._host.diagram import render
 from gojax._host.vertices import to_gtp
 from gojax._version import __version__
+from gojax.gtp._analysis import _AnalysisCommands
 from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._commands import _SgfCommands, _TimeCommands
 from gojax.gtp._endgame import _EndgameCommands
 from gojax.gtp._game import Game, GameOver, IllegalMove
-from gojax.gtp._genmove import choose_move, position_for
+from gojax.gtp._genmove import RESIGN, choose_move, position_for
 from gojax.gtp._handicap import _HandicapCommands
+from gojax.gtp._mcts import TreeSearcher
 from gojax.gtp._players import Searcher, player_levels
 from gojax.gtp._protocol import (
     CommandError,
@@ -58,7 +60,7 @@ log = logging.getLogger("gojax.gtp")
 _NAME = {BLACK: "black", WHITE: "white"}
 
 
-class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands):
+class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands, _AnalysisCommands):
     """A GTP v2 engine playing gojax's rules with a gojax player.
 
     Args:
@@ -95,16 +97,20 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
         self.spec = player
         self.options = options
         size, fixed_size = rules.size, None
-        if options.levels is None:
-            levels, fixed_size = player_levels(player)
+        if options.levels is None and player.kind == "mcts":
+            self.searcher: Searcher = TreeSearcher(player)
             self.player = player.kind
         else:
-            levels = list(options.levels)
-            self.player = "custom"
+            if options.levels is None:
+                levels, fixed_size = player_levels(player)
+                self.player = player.kind
+            else:
+                levels = list(options.levels)
+                self.player = "custom"
+            self.searcher = Searcher(levels, player.seed)
         self.fixed_size = fixed_size
         if fixed_size is not None:
             size = fixed_size
-        self.searcher = Searcher(levels, player.seed)
         self._rng = np.random.default_rng(player.seed + 1)
         self.warm_up_on_time_settings = options.warm_up
         self.pass_when_ahead = options.pass_when_ahead
@@ -147,6 +153,7 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
             "gojax-warmup": self._warmup,
             "cputime": self._cputime,
         }
+        self.commands.update(self._analysis_commands())
 
     # -- plumbing ----------------------------------------------------------------------------------
 
@@ -274,6 +281,8 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
             self._rng,
             pass_when_ahead=self.pass_when_ahead and not cleanup,
             allow_early_pass=self.allow_early_pass or cleanup,
+            resign_threshold=None if cleanup else self.options.resign_threshold,
+            resign_playouts=self.options.resign_playouts,
         )
         if cleanup and action == self.config.pass_action:
             capture = self.cleanup_move(colour)
@@ -290,19 +299,22 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
         start = self.time_source()
         action, how = self._choose(colour, timed=True, cleanup=cleanup)
         try:
-            self.game.play(colour, action)
+            if action == RESIGN:
+                self.game.resign(colour)
+            else:
+                self.game.play(colour, action)
         except GameOver:  # resigned, forfeited or capped: the pass stays off the board
             pass
         seconds = self.time_source() - start
         self.clocks[colour].spend(seconds)
-        vertex = to_gtp(self.config, action)
+        vertex = "resign" if action == RESIGN else to_gtp(self.config, action)
         log.info("genmove %s: %s (%s; %.2f s)", _NAME[colour], vertex, how, seconds)
         return vertex
 
     def _reg_genmove(self, args):
         check_arity(args, 1, usage="reg_genmove colour")
         action, _ = self._choose(parse_colour(args[0]), timed=False)
-        return to_gtp(self.config, action)
+        return "resign" if action == RESIGN else to_gtp(self.config, action)
 
     def _undo(self, args):
         try:

@@ -17,6 +17,19 @@ rules an engine needs around a bare search:
    when one exists (a capture, an atari escape or a move that is no
    self-atari, never into an own eye). Low-budget searches pick pass by noise;
    under area scoring such a move costs nothing.
+
+The tree search (:class:`~gojax.gtp._mcts.TreeSearcher`) replaces rule 4 with
+its statistics, read by :func:`judge_search`:
+
+* **Resign** (``resign_threshold``, e.g. 0.1): when the tree holds at least
+  ``resign_playouts`` playouts and both the root's win rate and the win rate
+  of the move it would play are below the threshold, the answer is
+  :data:`RESIGN`.
+* **Pass only when it pays**: the search's pass stands when the opponent has
+  just passed (the game then ends; rule 3 has already passed when the score
+  wins), or when every other visited move is worse than passing by more than
+  :data:`PASS_MARGIN`; otherwise the most visited other move is played. With
+  no other move visited, rule 6 applies.
 """
 
 from __future__ import annotations
@@ -28,11 +41,17 @@ import numpy as np
 from gojax._core.types import BLACK, EMPTY, GoState
 from gojax.gtp._clock import Clock
 from gojax.gtp._game import Game, GameOver
+from gojax.gtp._mcts import TreeSearcher, describe
 from gojax.gtp._players import SAFE, Searcher
+from gojax.search import SearchStats
 
-__all__ = ["choose_move", "own_eyes", "position_for"]
+__all__ = ["PASS_MARGIN", "RESIGN", "choose_move", "judge_search", "own_eyes", "position_for"]
 
 log = logging.getLogger("gojax.gtp")
+RESIGN = -1
+"""The action :func:`choose_move` returns for a resignation (``genmove`` answers ``resign``)."""
+PASS_MARGIN = 0.02
+"""A pass stands against another visited move only if that move's win rate is lower by more than this."""
 
 
 def position_for(game: Game, colour: int) -> GoState | None:
@@ -60,8 +79,10 @@ def choose_move(
     *,
     pass_when_ahead: bool = True,
     allow_early_pass: bool = False,
+    resign_threshold: float | None = None,
+    resign_playouts: int = 1,
 ) -> tuple[int, str]:
-    """``(action, how)``: a legal move for ``colour`` in ``game`` and how it was chosen.
+    """``(action, how)``: a legal move (or :data:`RESIGN`) for ``colour`` in ``game`` and how it was chosen.
 
     Args:
       game: the game (not changed).
@@ -71,6 +92,8 @@ def choose_move(
       rng: for the fallback move.
       pass_when_ahead: rule 3 of the module docstring.
       allow_early_pass: turn rule 6 off.
+      resign_threshold, resign_playouts: when the tree search resigns
+        (:func:`judge_search`; ``None``: never).
     """
     config = game.config
     state = position_for(game, colour)
@@ -91,17 +114,81 @@ def choose_move(
         candidates = np.flatnonzero(points & ~own_eyes(game.board(), colour))
         return int(rng.choice(candidates)) if candidates.size else config.pass_action
 
+    pass_ends_game = int(state.passes) > 0
+    judged = False  # a tree search compared its pass with the other moves itself
     try:
-        action, how = searcher.genmove(config, state, budget, fallback)
+        if isinstance(searcher, TreeSearcher):
+            stats = searcher.search(config, state, budget)
+            action, how = judge_search(
+                stats,
+                legal,
+                opponent_passed=pass_ends_game,
+                allow_early_pass=allow_early_pass,
+                resign_threshold=resign_threshold,
+                resign_playouts=resign_playouts,
+            )
+            if action == RESIGN:
+                return action, how
+            judged = bool(np.any(stats.visits[: config.pass_action][points]))
+        else:
+            action, how = searcher.genmove(config, state, budget, fallback)
     except Exception as error:
-        log.exception("the player failed; playing a fallback move")
+        log.exception("the player failed; playing a random legal move instead (not an own eye)")
         action, how = fallback(), f"fallback ({type(error).__name__})"
+    if how.startswith("fallback"):
+        log.warning("%s: a random legal point that fills no own eye", how)
     if not 0 <= action <= config.pass_action or not legal[action]:
         log.error("the player chose the illegal action %s; passing", action)
         action, how = config.pass_action, f"pass (the player chose illegal action {action})"
-    if action == config.pass_action and not allow_early_pass and int(state.passes) == 0:
+    if action == config.pass_action and not allow_early_pass and not pass_ends_game and not judged:
         if budget is None or searcher.compiled(config, SAFE):
             safe, _ = searcher.run(config, SAFE, state)
             if safe != config.pass_action and legal[safe]:
                 action, how = safe, f"{how}; its pass replaced by a safe move"
     return action, how
+
+
+def judge_search(
+    stats: SearchStats,
+    legal: np.ndarray,
+    *,
+    opponent_passed: bool,
+    allow_early_pass: bool = False,
+    resign_threshold: float | None = None,
+    resign_playouts: int = 1,
+) -> tuple[int, str]:
+    """``(action, how)`` from a tree search's root statistics: resign, pass, or the search's move.
+
+    Args:
+      stats: the root statistics (:class:`gojax.search.SearchStats`; ``A = P + 1`` actions).
+      legal: ``bool[A]``, the mover's legal actions.
+      opponent_passed: whether the last move was the opponent's pass (a pass now ends the game).
+      allow_early_pass: keep the search's pass as it is.
+      resign_threshold, resign_playouts: see the module docstring (``None``: never resign).
+
+    Returns:
+      :data:`RESIGN`, or an action (pass is ``P``); the action is the
+      search's ``best_action`` unless it is a pass that does not pay.
+    """
+    pass_action = legal.shape[0] - 1
+    action = int(stats.best_action)
+    summary = describe(stats)
+    best_rate = float(stats.winrate[action]) if stats.visits[action] > 0 else float(stats.root_winrate)
+    if (
+        resign_threshold is not None
+        and stats.playouts >= resign_playouts
+        and stats.root_winrate < resign_threshold
+        and best_rate < resign_threshold
+    ):
+        return RESIGN, f"resigns: {summary} < {resign_threshold:g}"
+    if action != pass_action or opponent_passed or allow_early_pass:
+        return action, summary
+    visits = np.where(legal[:pass_action], stats.visits[:pass_action], 0)
+    if not visits.any():
+        return action, summary  # no other move searched: choose_move's safe-move rule decides
+    other = int(np.argmax(visits))
+    pass_rate = float(stats.winrate[pass_action]) if stats.visits[pass_action] > 0 else best_rate
+    if float(stats.winrate[other]) >= pass_rate - PASS_MARGIN:
+        rate = float(stats.winrate[other])
+        return other, f"{summary}; its pass ({pass_rate:.3f}) replaced by a move no worse ({rate:.3f})"
+    return action, f"{summary}; pass kept: every other move is worse"

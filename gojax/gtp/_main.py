@@ -2,26 +2,36 @@
 
 ::
 
+    gojax-gtp --size 9                                           # the tree search, 1 s a move
+    gojax-gtp --size 9 --seconds-per-move 5 --resign-threshold 0.05
     gojax-gtp --size 9 --player uct --simulations 128           # Sabaki, GoGui, gogui-twogtp
     python -m gojax.gtp --player az --checkpoint runs/9x9/ckpt   # an AlphaZero network
 
 Replies go to stdout (flushed after each); logs, JAX's messages and any stray
-``print`` go to stderr, so the protocol stream stays clean. The compilation
-cache (:mod:`gojax.gtp._cache`; ``--compile-cache DIR``, ``--no-compile-cache``)
-is on by default: the second start of an engine loads its player in a second
-instead of compiling it for tens of seconds.
+``print`` go to stderr, so the protocol stream stays clean. Input is read in
+a thread, so a streaming analysis (``lz-analyze``, ``kata-analyze``) stops as
+soon as the next command arrives. A player whose optional dependency (mctx,
+Flax, ...) is missing is refused at start-up with exit status 2. The
+compilation cache (:mod:`gojax.gtp._cache`; ``--compile-cache DIR``,
+``--no-compile-cache``) is on by default: the second start of an engine loads
+its player in a second instead of compiling it for tens of seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import queue
 import sys
+import threading
 
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
+from gojax.gtp._analysis import STREAMING
 from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
-from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec
+from gojax.gtp._protocol import parse_command
+from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec, missing_modules
 
 __all__ = ["build_parser", "engine_arguments", "main"]
 
@@ -48,8 +58,24 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--suicide", action="store_true", help="allow suicide (Tromp-Taylor, New Zealand)")
     rules.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 4*N*N)")
     player = parser.add_argument_group("player")
-    player.add_argument("--player", choices=PLAYERS, default="uct", help="the genmove player (default uct)")
-    player.add_argument("--simulations", type=int, default=128, help="UCT / AlphaZero simulations per move")
+    player.add_argument(
+        "--player",
+        choices=PLAYERS,
+        default="mcts",
+        help="the genmove player (default mcts: the tree search, the strongest without a network)",
+    )
+    player.add_argument(
+        "--seconds-per-move",
+        type=float,
+        default=1.0,
+        help="mcts: seconds a move without a controller's time limit (default 1; 0: --simulations playouts)",
+    )
+    player.add_argument(
+        "--simulations",
+        type=int,
+        default=128,
+        help="UCT / AlphaZero simulations per move (mcts: playouts a move with --seconds-per-move 0)",
+    )
     player.add_argument("--playouts", type=int, default=8, help="pure Monte-Carlo playouts per candidate")
     player.add_argument(
         "--rollout",
@@ -60,6 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
     player.add_argument("--checkpoint", default=None, help="AlphaZero checkpoint (--player az)")
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
+    player.add_argument(
+        "--resign-threshold",
+        type=float,
+        default=0.1,
+        help="mcts: resign when the win rates of the position and its best move are below this (default 0.1)",
+    )
+    player.add_argument(
+        "--resign-playouts",
+        type=int,
+        default=500,
+        help="mcts: the playouts the tree must hold before it may resign (default 500)",
+    )
+    player.add_argument("--no-resign", action="store_true", help="never resign")
     player.add_argument(
         "--no-pass-when-ahead",
         action="store_true",
@@ -87,8 +126,15 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
 
     Raises:
       TypeError, ValueError: naming a bad flag value.
-      ImportError: for ``--player az`` without flax, mctx and orbax.
+      ImportError: when a module the player needs is missing (``REQUIRES``).
     """
+    missing = missing_modules(args.player)
+    if missing:
+        raise ImportError(
+            f"--player {args.player} needs {', '.join(missing)}, which cannot be imported "
+            f"(pip install 'gojax[{'players' if args.player == 'uct' else 'alphazero'}]'); "
+            "the other players need only JAX and NumPy"
+        )
     rules = GoConfig(
         size=args.size, komi=args.komi, ko_rule=args.ko_rule, suicide=args.suicide, max_moves=args.max_moves
     )
@@ -105,12 +151,15 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         checkpoint=args.checkpoint,
         search=search,
         seed=args.seed,
+        seconds_per_move=args.seconds_per_move or None,
     )
     options = EngineOptions(
         name=args.name,
         warm_up=not args.no_warmup,
         pass_when_ahead=not args.no_pass_when_ahead,
         allow_early_pass=args.allow_early_pass,
+        resign_threshold=None if args.no_resign or not args.resign_threshold else args.resign_threshold,
+        resign_playouts=args.resign_playouts,
     )
     return rules, player, options
 
@@ -129,6 +178,45 @@ def _configure_logging(level: str) -> None:
         logger.propagate = False
 
 
+def _read_lines(stream) -> queue.Queue:
+    """A queue filled with the raw lines of ``stream`` by a daemon thread (``None`` at the end).
+
+    The thread reads the file descriptor itself (``os.read``), not the
+    buffered stream: a daemon thread blocked inside a buffered read would hold
+    its lock when the interpreter exits after ``quit`` and abort the process.
+    """
+    lines: queue.Queue = queue.Queue()
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        descriptor = None
+
+    def chunks():
+        if descriptor is None:
+            yield from iter(stream.readline, b"")
+            return
+        while chunk := os.read(descriptor, 1 << 16):
+            yield chunk
+
+    def read() -> None:
+        pending = b""
+        try:
+            for chunk in chunks():
+                pending += chunk
+                *complete, pending = pending.split(b"\n")
+                for line in complete:
+                    lines.put(line + b"\n")
+            if pending:
+                lines.put(pending)
+        except (OSError, ValueError) as error:  # an unreadable stdin ends the session like its end
+            logging.getLogger("gojax.gtp").error("cannot read stdin: %s", error)
+        finally:
+            lines.put(None)
+
+    threading.Thread(target=read, daemon=True, name="gojax-gtp-stdin").start()
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the engine until ``quit`` or the end of stdin; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -143,15 +231,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"gojax-gtp: {error}", file=sys.stderr)
             return 2
         logging.getLogger("gojax.gtp").info("ready: %s", engine.searcher.levels[0].label)
-        stdin = sys.stdin.buffer
+        lines = _read_lines(sys.stdin.buffer)
+
+        def write(text: str) -> None:
+            protocol.write(text)
+            protocol.flush()
+
         while True:
-            raw = stdin.readline()
-            if not raw:
+            raw = lines.get()
+            if raw is None:
                 break
-            reply = engine.handle_line(raw.decode("utf-8", errors="replace"))
+            line = raw.decode("utf-8", errors="replace")
+            try:
+                command = parse_command(line)
+            except Exception:
+                command = None  # handle_line answers it
+            if command is not None and command.name in STREAMING:
+                engine.analyze(command, write, should_stop=lambda: not lines.empty())
+                continue
+            reply = engine.handle_line(line)
             if reply:
-                protocol.write(reply)
-                protocol.flush()
+                write(reply)
             if engine.quit_requested:
                 break
         return 0

@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -18,14 +20,32 @@ from gojax._core.types import GoConfig
 
 if TYPE_CHECKING:  # gojax.alphazero needs flax: imported only where an AlphaZero player is loaded
     from gojax.alphazero import SearchSettings
+    from gojax.search import TreeSearchSettings
 
-__all__ = ["PLAYERS", "ROLLOUTS", "EngineOptions", "Level", "PlayerSpec"]
+__all__ = ["PLAYERS", "REQUIRES", "ROLLOUTS", "EngineOptions", "Level", "PlayerSpec", "missing_modules"]
 
-PLAYERS = ("random", "heuristic", "mc", "uct", "az")
-"""The player kinds of the engine."""
+PLAYERS = ("mcts", "random", "heuristic", "mc", "uct", "az")
+"""The player kinds of the engine (``mcts``, the tree search, is the default: the strongest untrained one)."""
+
+REQUIRES = {
+    "uct": ("mctx",),
+    "az": ("flax", "mctx", "optax", "orbax.checkpoint"),
+}
+"""The optional modules each player kind imports (the others need only JAX and NumPy)."""
 
 ROLLOUTS = ("random", "heuristic")
 """The playout policies of the UCT and pure Monte-Carlo players."""
+
+
+def missing_modules(kind: str) -> list[str]:
+    """The modules of ``REQUIRES[kind]`` that cannot be imported (imports the others)."""
+    missing = []
+    for name in REQUIRES.get(kind, ()):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,9 +72,17 @@ class PlayerSpec:
     """The player behind ``genmove`` (frozen; validated).
 
     Attributes:
-      kind: ``random``, ``heuristic``, ``mc``, ``uct`` or ``az``.
+      kind: ``mcts`` (:class:`gojax.search.TreeSearch`, an anytime tree
+        search that keeps its tree between moves), ``random``, ``heuristic``,
+        ``mc``, ``uct`` or ``az``.
       simulations: UCT / AlphaZero simulations per move of the strongest level
-        (the ladder adds one a quarter the size).
+        (the ladder adds one a quarter the size); for ``mcts``, the playouts
+        of a move when it has no time budget (``seconds_per_move=None`` and
+        no clock).
+      seconds_per_move: ``mcts``: the seconds a move may take when no GTP
+        clock is set (``time_settings``/``time_left`` replace it with the
+        clock's budget); ``None``: ``simulations`` playouts a move. The
+        other kinds run their fixed size.
       playouts: pure Monte-Carlo playouts per candidate move.
       rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
       checkpoint: the AlphaZero network (``kind="az"``): a
@@ -63,20 +91,22 @@ class PlayerSpec:
       search: ``kind="az"``: the :class:`gojax.alphazero.SearchSettings` of
         the search, whose ``num_simulations`` each level replaces by its own
         (``None``: ``SearchSettings().for_play()``, Gumbel without noise
-        beyond its root Gumbel).
+        beyond its root Gumbel); ``kind="mcts"``: the
+        :class:`gojax.search.TreeSearchSettings` (``None``: the defaults).
       seed: seeds the searches and the fallback moves.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
     """
 
-    kind: str = "uct"
+    kind: str = "mcts"
     simulations: int = 128
     playouts: int = 8
     rollout: str = "random"
     checkpoint: str | None = None
-    search: SearchSettings | None = None
+    search: SearchSettings | TreeSearchSettings | None = None
     seed: int = 0
+    seconds_per_move: float | None = 1.0
 
     def __post_init__(self):
         if self.kind not in PLAYERS:
@@ -89,9 +119,22 @@ class PlayerSpec:
             raise ValueError(
                 "PlayerSpec.checkpoint is needed for kind 'az' (--player az needs --checkpoint PATH)"
             )
-        if self.search is not None and self.kind != "az":
-            raise ValueError(f"PlayerSpec.search is for kind 'az', not {self.kind!r}")
+        if self.search is not None and self.kind not in ("az", "mcts"):
+            raise ValueError(f"PlayerSpec.search is for kinds 'az' and 'mcts', not {self.kind!r}")
         object.__setattr__(self, "seed", checks.integer(self.seed, "PlayerSpec.seed"))
+        if self.seconds_per_move is not None:
+            object.__setattr__(
+                self, "seconds_per_move", _positive(self.seconds_per_move, "PlayerSpec.seconds_per_move")
+            )
+
+
+def _positive(value, name: str) -> float:
+    """``value`` as a float > 0 (finite), else TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,6 +150,11 @@ class EngineOptions:
         ``time_left``), before the clock runs; without it a timed ``genmove``
         may compile inside its budget.
       pass_when_ahead: after an opponent's pass, pass if that wins on the area score.
+      resign_threshold: resign when the tree search (``mcts``) estimates the
+        mover's winning chance below this, at the root and for its best
+        move, after at least ``resign_playouts`` playouts (``None``: never
+        resign). The other players never resign.
+      resign_playouts: the playouts the tree must hold before a resignation.
       allow_early_pass: play the search's pass as it is. By default a pass
         chosen while the opponent has not just passed is replaced by a safe
         move (a capture, an atari escape or a move that is no self-atari,
@@ -115,7 +163,7 @@ class EngineOptions:
         scoring such a move costs nothing.
 
     Raises:
-      ValueError: for an empty ladder.
+      TypeError, ValueError: for an empty ladder or a bad resignation threshold.
     """
 
     name: str = "gojax"
@@ -123,8 +171,17 @@ class EngineOptions:
     warm_up: bool = True
     pass_when_ahead: bool = True
     allow_early_pass: bool = False
+    resign_threshold: float | None = 0.1
+    resign_playouts: int = 500
 
     def __post_init__(self):
+        if self.resign_threshold is not None:
+            threshold = _positive(self.resign_threshold, "EngineOptions.resign_threshold")
+            if threshold >= 0.5:
+                raise ValueError(f"EngineOptions.resign_threshold must be below 0.5, got {threshold!r}")
+            object.__setattr__(self, "resign_threshold", threshold)
+        playouts = checks.integer(self.resign_playouts, "EngineOptions.resign_playouts", least=1)
+        object.__setattr__(self, "resign_playouts", playouts)
         if self.levels is not None:
             object.__setattr__(self, "levels", tuple(self.levels))
             if not self.levels:

@@ -1,0 +1,183 @@
+"""Playouts per second of one game's TreeSearch, next to the engine's random-play rates, in one run.
+
+Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
+
+* ``engine random moves``: ``--batch`` games play uniformly random legal moves
+  (``step`` + ``legal_action_mask`` + ``reset_if_done`` in a ``lax.scan`` of
+  ``--steps`` moves, from positions spread over whole games); moves/s.
+* ``engine random playouts``: ``--batch`` playouts of
+  :func:`gojax.players.rollout` (random playout policy: own eyes never filled)
+  from the empty board, one compiled call; playouts/s (and moves/s).
+* ``leaf batch``: the compiled batch step of :class:`gojax.search.TreeSearch`
+  alone (``K`` expansions + ``K * M`` playouts under the simple ko rule) from
+  the empty board; playouts/s.
+* ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
+  host tree included; playouts/s as ``stats.playouts / stats.seconds``.
+
+Each figure is the median of ``--repeats`` timed calls (min and max in the
+CSV); every row runs in each repeat, one after the other, so the ratios are
+taken side by side. Compiling is not timed.
+
+From the repository root::
+
+    PYTHONPATH=. python experiments/playout_rate.py --quick
+    PYTHONPATH=. python experiments/playout_rate.py --repeats 5 --seconds 3
+
+Prints a Markdown table and writes ``<out>/playout_rate.csv`` (``--out``,
+default ``experiments/results``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import statistics
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import gojax
+from gojax._host import compiled
+from gojax.players import playout, random_playout_policy, sample_uniform
+from gojax.search import TreeSearch, TreeSearchSettings
+from gojax.search._playout import evaluate_leaves
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FIELDS = ["row", "policy", "K", "M", "rate", "rate_min", "rate_max", "unit", "moves_per_playout"]
+
+
+def _random_moves(config: gojax.GoConfig, batch: int, steps: int):
+    """``run(states, key) -> states``: ``steps`` random legal moves in each game (auto-reset)."""
+
+    def one(states, key):
+        legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))(states)
+        actions = sample_uniform(key, legal)
+        states = jax.vmap(functools.partial(gojax.step, config))(states, actions)
+        return jax.vmap(functools.partial(gojax.reset_if_done, config))(states), None
+
+    @jax.jit
+    def run(states, key):
+        return jax.lax.scan(one, states, jax.random.split(key, steps))[0]
+
+    fresh = jax.vmap(lambda _: gojax.init(config))(jnp.arange(batch))
+    spread = run(fresh, jax.random.key(1))  # games spread over whole games
+    return run, spread
+
+
+def _rollouts(config: gojax.GoConfig, batch: int):
+    """``run(key) -> (scores, moves)``: ``batch`` random playouts from the empty board, scored by area."""
+    start = gojax.init(config)
+
+    @jax.jit
+    def run(key):
+        finals = jax.vmap(lambda k: playout(config, start, k, random_playout_policy))(
+            jax.random.split(key, batch)
+        )
+        return jax.vmap(functools.partial(gojax.score, config))(finals), finals.move_number
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--batch", type=int, default=256, help="games of the engine rows")
+    parser.add_argument("--steps", type=int, default=64, help="moves per timed scan (engine moves row)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="budget of each timed search")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--shapes", default="32x8,64x8,16x32", help="K x M of the search rows")
+    parser.add_argument("--policies", default="random", help="playout policies of the search rows")
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.seconds, args.shapes = 1, 2.0, "32x8"
+    config = gojax.GoConfig(size=args.size, komi=7.5)
+    shapes = [tuple(int(x) for x in shape.split("x")) for shape in args.shapes.split(",")]
+    policies = args.policies.split(",")
+
+    moves_run, spread = _random_moves(config, args.batch, args.steps)
+    rollout_run = _rollouts(config, args.batch)
+    jax.block_until_ready(rollout_run(jax.random.key(0)))
+    searches = {}
+    leaf_calls = {}
+    empty = gojax.init(config)
+    host_empty = jax.device_get(empty)
+    for policy in policies:
+        for k, m in shapes:
+            settings = TreeSearchSettings(leaves_per_batch=k, playouts_per_leaf=m, playout_policy=policy)
+            search = TreeSearch(config, settings, seed=0)
+            search.warm_up()
+            searches[policy, k, m] = search
+            moves = settings.moves_per_playout(config.num_points)
+            call = compiled.jitted(evaluate_leaves, config, policy, moves, m)  # the search's own
+            parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
+            actions = np.full(k, -1, np.int32)
+            jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
+            leaf_calls[policy, k, m] = (call, parents, actions)
+
+    samples: dict[tuple, list[float]] = {}
+    moves_per_playout: dict[tuple, float] = {}
+    for repeat in range(args.repeats):
+        key = jax.random.key(100 + repeat)
+        t = time.perf_counter()
+        jax.block_until_ready(moves_run(spread, key))
+        samples.setdefault(("engine random moves", "uniform", "", ""), []).append(
+            args.batch * args.steps / (time.perf_counter() - t)
+        )
+        t = time.perf_counter()
+        _, played = jax.block_until_ready(rollout_run(key))
+        elapsed = time.perf_counter() - t
+        row = ("engine random playouts", "random", "", "")
+        samples.setdefault(row, []).append(args.batch / elapsed)
+        moves_per_playout[row] = float(np.mean(played))
+        samples.setdefault(("engine random playout moves", "random", "", ""), []).append(
+            float(np.sum(played)) / elapsed
+        )
+        for (policy, k, m), (call, parents, actions) in leaf_calls.items():
+            t = time.perf_counter()
+            jax.block_until_ready(call(parents, actions, key, repeat))
+            samples.setdefault(("leaf batch", policy, k, m), []).append(k * m / (time.perf_counter() - t))
+        for (policy, k, m), search in searches.items():
+            search.set_root(gojax.step(config, empty, 40))  # then a fresh tree from the empty board
+            search.set_root(empty)
+            stats = search.search(seconds=args.seconds)
+            samples.setdefault(("search", policy, k, m), []).append(stats.playouts / stats.seconds)
+
+    rows = []
+    for (name, policy, k, m), values in samples.items():
+        unit = "moves/s" if "moves" in name else "playouts/s"
+        rows.append(
+            dict(
+                row=name,
+                policy=policy,
+                K=k,
+                M=m,
+                rate=statistics.median(values),
+                rate_min=min(values),
+                rate_max=max(values),
+                unit=unit,
+                moves_per_playout=moves_per_playout.get((name, policy, k, m), ""),
+            )
+        )
+    print(f"\n{args.size}x{args.size}, {jax.devices()[0].platform}, median of {args.repeats}\n")
+    print("| row | policy | K | M | rate | unit |")
+    print("|---|---|---|---|---:|---|")
+    for row in rows:
+        cells = [row["row"], row["policy"], row["K"], row["M"], f"{row['rate']:,.0f}", row["unit"]]
+        print("| " + " | ".join(str(cell) for cell in cells) + " |")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "playout_rate.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"\nwrote {path}")
+
+
+if __name__ == "__main__":
+    main()

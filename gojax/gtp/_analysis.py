@@ -1,0 +1,336 @@
+"""Analysis commands of :class:`~gojax.gtp.GTPEngine` for GUIs (host side; the tree-search player).
+
+They run the same search as ``genmove`` (the engine's
+:class:`~gojax.gtp._mcts.TreeSearcher`, its tree kept between commands):
+
+* ``lz-analyze [colour] [interval] [key value ...]`` (Leela Zero, read by
+  Sabaki and Lizzie) and ``kata-analyze`` (KataGo): the reply ``=`` is
+  followed by one line every ``interval`` centiseconds, ``info move D4 visits
+  V winrate W prior P lcb L order O pv D4 C3 ... info move ...``, until the
+  next input line arrives; then the usual empty line ends the reply. For
+  ``lz-analyze`` ``winrate``, ``prior`` and ``lcb`` are integers in [0,
+  10000]; for ``kata-analyze`` floats in [0, 1], and ``kata-analyze ...
+  ownership true`` appends ``ownership`` and ``N*N`` floats in [-1, 1], row
+  by row from the top left, from the analysed player's view.
+  ``lz-genmove_analyze`` / ``kata-genmove_analyze`` (same arguments) are
+  ``genmove`` with these lines while it searches, then ``play VERTEX``; they
+  are not interrupted by the next command. Keys:
+  ``interval``, ``minmoves`` (list unvisited legal moves by prior up to this
+  many), ``maxmoves``, ``ownership``. Win rates are the analysed player's.
+  Streaming needs the console loop (``gojax-gtp``); through
+  :meth:`~gojax.gtp.GTPEngine.handle_line` the command searches one interval
+  (``seconds_per_move`` when it is 0) and answers one line.
+* ``gogui-analyze_commands`` (GoGui's analyze menu) and the commands it
+  lists: ``gojax-visits_gfx`` (a heat map of the root visits with their
+  counts), ``gojax-prior_gfx`` (the prior), ``gojax-pv_gfx`` (the principal
+  variation), ``gojax-winrate`` (the win rate as text) and
+  ``gojax-ownership`` (the mean final ownership, black +1, as a board of
+  numbers). Each searches ``seconds_per_move`` (1 s without one) first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gojax._core.types import BLACK, WHITE, GoConfig, GoState
+from gojax._host.vertices import to_gtp
+from gojax.gtp._commands import _EngineParts
+from gojax.gtp._genmove import position_for
+from gojax.gtp._mcts import TreeSearcher
+from gojax.gtp._protocol import Command, CommandError, format_error, parse_colour, parse_number
+from gojax.search import SearchStats
+
+__all__ = ["ANALYSIS_PLAYOUTS", "STREAMING", "AnalyzeRequest", "format_analysis", "parse_analyze"]
+
+STREAMING = ("lz-analyze", "kata-analyze", "lz-genmove_analyze", "kata-genmove_analyze")
+"""The commands whose reply streams (the analyses until the next input line, the genmoves until the move)."""
+ANALYSIS_PLAYOUTS = 500_000
+"""An analysis stops searching (and waits for the next command) once its tree holds this many playouts."""
+_GOGUI = (
+    "gfx/Visits (tree search)/gojax-visits_gfx",
+    "gfx/Policy prior/gojax-prior_gfx",
+    "gfx/Principal variation/gojax-pv_gfx",
+    "string/Win rate/gojax-winrate",
+    "dboard/Ownership (black +1)/gojax-ownership",
+)
+_LETTER = {BLACK: "b", WHITE: "w"}
+log = logging.getLogger("gojax.gtp")
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalyzeRequest:
+    """One ``lz-analyze`` / ``kata-analyze`` request.
+
+    Attributes:
+      colour: the player analysed (1 black, 2 white).
+      interval: seconds between two output lines (0: one line, when stopped).
+      ownership: append the ownership (``kata-analyze`` only).
+      minmoves: list at least this many moves (unvisited legal ones by prior).
+      maxmoves: list at most this many moves (``None``: every visited one).
+    """
+
+    colour: int
+    interval: float = 0.0
+    ownership: bool = False
+    minmoves: int = 0
+    maxmoves: int | None = None
+
+
+def parse_analyze(args: tuple[str, ...], to_play: int, kata: bool = False) -> AnalyzeRequest:
+    """The request of ``[colour] [interval] [key value ...]`` (``to_play`` when no colour is given).
+
+    Raises:
+      CommandError: ``syntax error`` naming the bad word.
+    """
+    words = list(args)
+    colour = to_play
+    values: dict[str, str] = {}
+    if words and words[0].lower() in ("b", "w", "black", "white"):
+        colour = parse_colour(words.pop(0))
+    if words and _is_number(words[0]):
+        values["interval"] = words.pop(0)
+    while words:
+        key = words.pop(0)
+        if key not in ("interval", "minmoves", "maxmoves", "ownership") or (key == "ownership" and not kata):
+            raise CommandError(f"syntax error: unknown analysis key {key!r}")
+        if not words:
+            raise CommandError(f"syntax error: analysis key {key!r} needs a value")
+        values[key] = words.pop(0)
+    interval = parse_number(values.get("interval", "0"), "interval") / 100.0
+    if interval < 0:
+        raise CommandError(f"syntax error: interval must be >= 0, got {values['interval']!r}")
+    counts = {}
+    for key in ("minmoves", "maxmoves"):
+        if key in values:
+            counts[key] = int(parse_number(values[key], key, integer=True))
+            if counts[key] < 0:
+                raise CommandError(f"syntax error: {key} must be >= 0, got {values[key]!r}")
+    ownership = values.get("ownership", "false").lower()
+    if ownership not in ("true", "false"):
+        raise CommandError(f"syntax error: ownership must be true or false, got {ownership!r}")
+    return AnalyzeRequest(
+        colour, interval, ownership == "true", counts.get("minmoves", 0), counts.get("maxmoves")
+    )
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _listed(stats: SearchStats, request: AnalyzeRequest) -> list[int]:
+    """The actions reported, best first: visited by visits (then win rate), then unvisited by prior."""
+    visits = np.asarray(stats.visits)
+    visited = [int(a) for a in np.flatnonzero(visits > 0)]
+    visited.sort(key=lambda a: (-int(visits[a]), -float(stats.winrate[a])))
+    if len(visited) < request.minmoves:
+        prior = np.asarray(stats.prior)
+        rest = [int(a) for a in np.argsort(-prior, kind="stable") if visits[a] == 0 and prior[a] > 0]
+        visited += rest[: request.minmoves - len(visited)]
+    return visited if request.maxmoves is None else visited[: request.maxmoves]
+
+
+def _lcb(rate: float, visits: int) -> float:
+    """A 95% lower confidence bound of a win rate after ``visits`` playouts (normal approximation)."""
+    if visits <= 0 or not math.isfinite(rate):
+        return 0.0
+    return max(0.0, rate - 1.96 * math.sqrt(max(rate * (1 - rate), 0.0) / visits))
+
+
+def format_analysis(config: GoConfig, stats: SearchStats, request: AnalyzeRequest, kata: bool) -> str:
+    """One analysis line (``info move ... info move ...`` [``ownership ...``]), see the module docstring."""
+    parts = []
+    for order, action in enumerate(_listed(stats, request)):
+        visits = int(stats.visits[action])
+        rate = float(stats.winrate[action]) if visits > 0 else 0.0
+        prior, lcb = float(stats.prior[action]), _lcb(rate, visits)
+        pv = " ".join(to_gtp(config, int(a)) for a in stats.pvs.get(action, (action,)))
+        if kata:
+            numbers = f"winrate {rate:.6f} prior {prior:.6f} lcb {lcb:.6f}"
+        else:
+            numbers = f"winrate {round(rate * 10000)} prior {round(prior * 10000)} lcb {round(lcb * 10000)}"
+        parts.append(f"info move {to_gtp(config, action)} visits {visits} {numbers} order {order} pv {pv}")
+    if kata and request.ownership and stats.ownership is not None:
+        sign = 1.0 if request.colour == BLACK else -1.0
+        values = " ".join(f"{sign * float(v):.4f}" for v in np.asarray(stats.ownership))
+        parts.append(f"ownership {values}")
+    return " ".join(parts)
+
+
+class _AnalysisCommands(_EngineParts):
+    """The analysis commands (see the module docstring)."""
+
+    if TYPE_CHECKING:
+
+        def _genmove(self, args: tuple[str, ...]) -> str: ...
+
+    def _analysis_commands(self) -> dict[str, Callable[[tuple[str, ...]], str]]:
+        return {
+            "lz-analyze": lambda args: self._analyze_once(args, kata=False),
+            "kata-analyze": lambda args: self._analyze_once(args, kata=True),
+            "gogui-analyze_commands": self._gogui_analyze_commands,
+            "gojax-visits_gfx": self._visits_gfx,
+            "gojax-prior_gfx": self._prior_gfx,
+            "gojax-pv_gfx": self._pv_gfx,
+            "gojax-winrate": self._winrate,
+            "gojax-ownership": self._ownership,
+        }
+
+    def _tree_searcher(self) -> TreeSearcher:
+        if not isinstance(self.searcher, TreeSearcher):
+            raise CommandError("analysis needs the tree-search player (--player mcts)")
+        return self.searcher
+
+    def _position(self, colour: int) -> GoState | None:
+        state = position_for(self.game, colour)
+        return None if state is None or bool(state.done) else state
+
+    def _analysis_seconds(self) -> float:
+        return self._tree_searcher().seconds_per_move or 1.0
+
+    def _analyze_once(self, args: tuple[str, ...], kata: bool) -> str:
+        searcher = self._tree_searcher()
+        request = parse_analyze(args, self.game.to_play, kata)
+        state = self._position(request.colour)
+        if state is None:
+            return ""
+        seconds = request.interval or self._analysis_seconds()
+        stats = searcher.search(self.config, state, seconds)
+        return format_analysis(self.config, stats, request, kata)
+
+    def analyze(
+        self, command: Command, write: Callable[[str], None], should_stop: Callable[[], bool]
+    ) -> None:
+        """Runs a streaming ``lz-analyze`` / ``kata-analyze`` and writes its whole framed reply.
+
+        Args:
+          command: the parsed command (its name one of ``STREAMING``).
+          write: writes (and flushes) text to the controller.
+          should_stop: ``True`` once the next input line has arrived.
+        """
+        kata = command.name.startswith("kata-")
+        try:
+            searcher = self._tree_searcher()
+            request = parse_analyze(command.args, self.game.to_play, kata)
+        except CommandError as error:
+            write(format_error(command.id, str(error)))
+            return
+        if command.name.endswith("genmove_analyze"):
+            self._genmove_analyze(command, request, kata, write)
+            return
+        write(f"={command.id or ''}\n")
+        state = self._position(request.colour)
+        if state is not None:
+
+            def emit(stats: SearchStats) -> None:
+                write(format_analysis(self.config, stats, request, kata) + "\n")
+
+            stats = searcher.search(
+                self.config,
+                state,
+                None,
+                playouts=ANALYSIS_PLAYOUTS,
+                should_stop=should_stop,
+                on_progress=emit if request.interval > 0 else None,
+                progress_every=request.interval if request.interval > 0 else 1.0,
+            )
+            while not should_stop():
+                time.sleep(0.02)
+            emit(stats)
+        else:
+            while not should_stop():
+                time.sleep(0.02)
+        write("\n")
+
+    def _genmove_analyze(
+        self, command: Command, request: AnalyzeRequest, kata: bool, write: Callable[[str], None]
+    ) -> None:
+        """``genmove`` of ``request.colour`` with analysis lines every ``request.interval``, then ``play``."""
+        searcher = self._tree_searcher()
+
+        def emit(stats: SearchStats) -> None:
+            write(format_analysis(self.config, stats, request, kata) + "\n")
+
+        write(f"={command.id or ''}\n")
+        if request.interval > 0:
+            searcher.progress = (emit, request.interval)
+        try:
+            write(f"play {self._genmove((_LETTER[request.colour],))}\n")
+        except Exception:  # the colour is checked: genmove has nothing left to refuse
+            log.exception("%s failed", command.name)
+        finally:
+            searcher.progress = None
+        write("\n")
+
+    # -- GoGui ------------------------------------------------------------------------------------
+
+    def _gogui_analyze_commands(self, args):
+        return "\n".join(_GOGUI) if isinstance(self.searcher, TreeSearcher) else ""
+
+    def _searched(self) -> tuple[int, SearchStats]:
+        """``(colour, stats)`` of a search of ``seconds_per_move`` on the current position."""
+        searcher = self._tree_searcher()
+        colour = self.game.to_play
+        state = self._position(colour)
+        if state is None:
+            raise CommandError("the game is over")
+        return colour, searcher.search(self.config, state, self._analysis_seconds())
+
+    def _summary(self, colour: int, stats: SearchStats) -> str:
+        best = to_gtp(self.config, int(stats.best_action))
+        name = "black" if colour == BLACK else "white"
+        return f"{name} win rate {stats.root_winrate:.3f} after {stats.playouts} playouts; best {best}"
+
+    def _heat(self, colour: int, stats: SearchStats, values: np.ndarray, labels: bool) -> str:
+        """INFLUENCE of ``values`` scaled to [0, 1] (negated for white), LABELs of visits, TEXT."""
+        points = np.asarray(values, np.float64)[: self.config.pass_action]
+        top = float(points.max()) if points.size and points.max() > 0 else 1.0
+        sign = 1.0 if colour == BLACK else -1.0
+        cells = [
+            f"{to_gtp(self.config, int(p))} {sign * points[p] / top:.3f}" for p in np.flatnonzero(points > 0)
+        ]
+        lines = ["INFLUENCE " + " ".join(cells)] if cells else []
+        if labels:
+            visits = np.asarray(stats.visits)[: self.config.pass_action]
+            marks = [f"{to_gtp(self.config, int(p))} {int(visits[p])}" for p in np.flatnonzero(visits > 0)]
+            if marks:
+                lines.append("LABEL " + " ".join(marks))
+        lines.append("TEXT " + self._summary(colour, stats))
+        return "\n".join(lines)
+
+    def _visits_gfx(self, args):
+        colour, stats = self._searched()
+        return self._heat(colour, stats, np.asarray(stats.visits), labels=True)
+
+    def _prior_gfx(self, args):
+        colour, stats = self._searched()
+        return self._heat(colour, stats, np.asarray(stats.prior), labels=False)
+
+    def _pv_gfx(self, args):
+        colour, stats = self._searched()
+        line, mover = [], colour
+        for action in stats.pvs.get(int(stats.best_action), (int(stats.best_action),)):
+            line.append(f"{_LETTER[mover]} {to_gtp(self.config, int(action))}")
+            mover = BLACK + WHITE - mover
+        return "VAR " + " ".join(line) + "\nTEXT " + self._summary(colour, stats)
+
+    def _winrate(self, args):
+        colour, stats = self._searched()
+        return self._summary(colour, stats)
+
+    def _ownership(self, args):
+        _, stats = self._searched()
+        if stats.ownership is None:
+            raise CommandError("the tree search gives no ownership")
+        grid = np.asarray(stats.ownership, np.float64).reshape(self.config.size, self.config.size)
+        return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in grid)

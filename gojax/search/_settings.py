@@ -1,0 +1,100 @@
+"""``TreeSearchSettings``: the frozen, validated settings of :class:`gojax.search.TreeSearch`."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gojax._core import checks
+
+__all__ = ["TreeSearchSettings"]
+
+_POLICIES = ("random", "heuristic")
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeSearchSettings:
+    """How :class:`gojax.search.TreeSearch` searches.
+
+    One batch step selects ``leaves_per_batch`` leaves (virtual loss keeps
+    them apart), expands them and runs ``playouts_per_leaf`` playouts from
+    each, so a batch is ``leaves_per_batch * playouts_per_leaf`` playouts in
+    one compiled call.
+
+    Attributes:
+      leaves_per_batch: ``K``, leaves selected per batch step (1..4096).
+      playouts_per_leaf: ``M``, playouts run from each leaf (1..4096).
+      playout_policy: ``"random"`` (uniform, own eyes never filled) or
+        ``"heuristic"`` (capture, escape atari, avoid self-atari).
+      playout_moves: most moves of one playout; ``None`` for ``3 * P``.
+      rave_equivalence: ``k`` of MoGo's RAVE weight
+        ``beta = sqrt(k / (3 n + k))`` for a child seen ``n`` times: the
+        number of visits at which the child's own mean and its AMAF mean
+        weigh equally (0 turns RAVE off).
+      exploration: ``C`` of the UCB term ``C * sqrt(ln N / (n + 1))`` added
+        to each child's blended value (0 for none, as MoGo with RAVE).
+      first_play_urgency: value of a child with neither visits nor AMAF
+        samples, in [0, 1].
+      prior_visits: equivalent experience of the prior: every legal child
+        starts with this many AMAF samples at a win rate of 1/2, and pass
+        with a win rate of ``pass_prior``.
+      pass_prior: the win rate of pass's prior AMAF samples, in [0, 1] (low:
+        pass is tried late unless it wins).
+      heuristic_prior: whether the prior win rate of a point comes from the
+        rules of thumb of :mod:`gojax.search._prior` (captures, escapes,
+        self-ataris, own eyes, the first line) rather than 1/2.
+      virtual_loss: losses added to each node of a path while its playouts
+        are pending (keeps the leaves of one batch apart).
+      max_nodes: nodes the tree may hold; when full, leaves are evaluated
+        without being added.
+      time_margin: fraction of a ``seconds`` budget kept in reserve; a batch
+        is started only when the time left after it is predicted (from the
+        slowest recent batch) to be at least this fraction of the budget.
+    """
+
+    leaves_per_batch: int = 32
+    playouts_per_leaf: int = 8
+    playout_policy: str = "random"
+    playout_moves: int | None = None
+    rave_equivalence: float = 1000.0
+    exploration: float = 0.0
+    first_play_urgency: float = 1.0
+    prior_visits: float = 10.0
+    pass_prior: float = 0.1
+    heuristic_prior: bool = True
+    virtual_loss: int = 1
+    max_nodes: int = 200_000
+    time_margin: float = 0.05
+
+    def __post_init__(self) -> None:
+        def integer(name: str, least: int, most: int) -> None:
+            value = checks.integer(getattr(self, name), f"TreeSearchSettings.{name}", least=least, most=most)
+            object.__setattr__(self, name, value)
+
+        def number(name: str, least: float, most: float | None = None) -> None:
+            value = checks.number(getattr(self, name), f"TreeSearchSettings.{name}", least=least, most=most)
+            object.__setattr__(self, name, value)
+
+        integer("leaves_per_batch", 1, 4096)
+        integer("playouts_per_leaf", 1, 4096)
+        if self.playout_policy not in _POLICIES:
+            raise ValueError(
+                f"TreeSearchSettings.playout_policy must be one of {_POLICIES}, got {self.playout_policy!r}"
+            )
+        if self.playout_moves is not None:
+            integer("playout_moves", 1, 32767)
+        number("rave_equivalence", 0.0)
+        number("exploration", 0.0)
+        number("first_play_urgency", 0.0, 1.0)
+        number("prior_visits", 0.0)
+        number("pass_prior", 0.0, 1.0)
+        if not isinstance(self.heuristic_prior, bool):
+            raise TypeError(
+                f"TreeSearchSettings.heuristic_prior must be a bool, got {self.heuristic_prior!r}"
+            )
+        integer("virtual_loss", 0, 1000)
+        integer("max_nodes", 2, 100_000_000)
+        number("time_margin", 0.0, 0.9)
+
+    def moves_per_playout(self, num_points: int) -> int:
+        """The playout move limit for a board of ``num_points`` points."""
+        return 3 * num_points if self.playout_moves is None else self.playout_moves

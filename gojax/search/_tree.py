@@ -1,0 +1,241 @@
+"""The search tree on the host: NumPy arrays of nodes, their edges and their RAVE (AMAF) statistics.
+
+**Why a tree of its own, not mctx's.** ``mctx.search`` keeps per-edge visit
+counts and values and calls one ``recurrent_fn`` per simulation; RAVE needs
+per-node *all-moves-as-first* counts that every simulation updates for every
+move played after the node (in the tree and in the playout), a selection rule
+that blends them with the edge's own mean, virtual loss to send a batch of
+paths down different branches, and a tree that survives from one move to the
+next. None of these fit ``mctx.search``'s fixed-shape, one-path-per-step
+tree, so this module keeps a small tree of its own on the host, and the
+device does what it is fast at: stepping and playing out many games at once.
+
+Node ``i`` holds:
+
+* ``parent[i]``, ``action[i]`` (the move from the parent; -1 at the root),
+  ``to_play[i]`` (colour index to move there: 0 black, 1 white);
+* ``visits[i]`` (playouts through the node, plus pending virtual losses) and
+  ``wins[i]`` (those won by the player who moved *into* the node, a draw
+  counting 1/2);
+* ``children[i, a]`` (node id or -1), ``legal[i, a]`` (``bool[A]``, the exact
+  rules), ``expanded[i]`` (legal moves known), ``done[i]`` (game over);
+* ``prior_rate[i, a]``: the prior win rate of each action (see
+  :mod:`gojax.search._prior`);
+* ``amaf_visits[i, a]``, ``amaf_wins[i, a]``: playouts through the node in
+  which the player to move at the node played point ``a`` before the other
+  player did, at any later turn, and how many of them that player won
+  (Gelly & Silver 2007). Pass gets no AMAF samples.
+* an optional payload per node (the game state), any pytree of NumPy arrays
+  with a leading node axis, kept in step with the nodes (growth, re-rooting).
+
+Shapes: ``A`` actions (``P`` points and pass, ``P = A - 1``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+__all__ = ["Tree"]
+
+
+class Tree:
+    """A growing tree of nodes (see the module docstring); node 0 is the root.
+
+    Args:
+      num_actions: ``A``.
+      payload: a pytree of NumPy arrays for one node (its shapes and dtypes
+        are those stored per node), or ``None``.
+      capacity: initial room, doubled when full.
+    """
+
+    def __init__(self, num_actions: int, payload: Any = None, capacity: int = 256):
+        self.num_actions = int(num_actions)
+        self.size = 0
+        cap = max(2, int(capacity))
+        a = self.num_actions
+        self.parent = np.full(cap, -1, np.int32)
+        self.action = np.full(cap, -1, np.int32)
+        self.to_play = np.zeros(cap, np.int8)
+        self.visits = np.zeros(cap, np.float64)
+        self.wins = np.zeros(cap, np.float64)
+        self.expanded = np.zeros(cap, bool)
+        self.done = np.zeros(cap, bool)
+        self.children = np.full((cap, a), -1, np.int32)
+        self.legal = np.zeros((cap, a), bool)
+        self.amaf_visits = np.zeros((cap, a), np.float64)
+        self.amaf_wins = np.zeros((cap, a), np.float64)
+        self.prior_rate = np.full((cap, a), 0.5, np.float32)
+        if payload is None:
+            self.payload = None
+        else:
+            self.payload = jax.tree.map(lambda x: np.zeros((cap, *np.shape(x)), np.asarray(x).dtype), payload)
+
+    _NODE_ARRAYS = (
+        "parent",
+        "action",
+        "to_play",
+        "visits",
+        "wins",
+        "expanded",
+        "done",
+        "children",
+        "legal",
+        "amaf_visits",
+        "amaf_wins",
+        "prior_rate",
+    )
+
+    @property
+    def capacity(self) -> int:
+        """Nodes the arrays hold now."""
+        return self.parent.shape[0]
+
+    def _grow(self) -> None:
+        cap = self.capacity
+
+        def bigger(x: np.ndarray) -> np.ndarray:
+            fill = -1 if x.dtype == np.int32 else 0
+            out = np.full((2 * cap, *x.shape[1:]), fill, x.dtype)
+            out[:cap] = x
+            return out
+
+        for name in self._NODE_ARRAYS:
+            setattr(self, name, bigger(getattr(self, name)))
+        if self.payload is not None:
+            self.payload = jax.tree.map(lambda x: np.concatenate([x, np.zeros_like(x)]), self.payload)
+
+    def add(self, parent: int, action: int, to_play: int) -> int:
+        """A new node (not expanded yet); also links it as ``children[parent, action]``. Returns its id."""
+        if self.size == self.capacity:
+            self._grow()
+        node = self.size
+        self.size += 1
+        self.parent[node] = parent
+        self.action[node] = action
+        self.to_play[node] = to_play
+        if parent >= 0:
+            self.children[parent, action] = node
+        return node
+
+    def set_payload(self, nodes: np.ndarray, values: Any) -> None:
+        """Stores ``values`` (the payload pytree with a leading axis over ``nodes``) for ``nodes``."""
+        leaves, _ = jax.tree.flatten(self.payload)
+        for leaf, value in zip(leaves, jax.tree.leaves(values), strict=True):
+            leaf[nodes] = value
+
+    def get_payload(self, nodes: np.ndarray) -> Any:
+        """The payload of ``nodes`` (a leading axis over them)."""
+        return jax.tree.map(lambda x: x[nodes], self.payload)
+
+    def expand(self, node: int, legal: np.ndarray, done: bool, prior: np.ndarray | None = None) -> None:
+        """Records the legal moves (``bool[A]``), whether the game is over and the prior win rates
+        (``float[A]``; 1/2 everywhere if ``None``) at ``node``."""
+        self.legal[node] = legal
+        self.prior_rate[node] = 0.5 if prior is None else prior
+        self.expanded[node] = True
+        self.done[node] = done
+
+    def path(self, node: int) -> list[int]:
+        """Nodes from the root to ``node``, both included."""
+        nodes = [node]
+        while self.parent[nodes[-1]] >= 0:
+            nodes.append(int(self.parent[nodes[-1]]))
+        return nodes[::-1]
+
+    def add_virtual_loss(self, edges: list[tuple[int, int]], target: int | None, amount: float) -> None:
+        """Adds (or, with a negative ``amount``, removes) ``amount`` lost visits along a path.
+
+        Each edge ``(node, action)`` gets ``amount`` lost AMAF samples, and
+        each child on the path (``target`` included) ``amount`` lost visits.
+        """
+        for node, action in edges:
+            if action < self.num_actions - 1:
+                self.amaf_visits[node, action] += amount
+            child = self.children[node, action]
+            if child >= 0:
+                self.visits[child] += amount
+        if target is not None and (not edges or self.children[edges[-1][0], edges[-1][1]] != target):
+            self.visits[target] += amount
+
+    def backup(
+        self,
+        root: int,
+        edges: list[tuple[int, int]],
+        target: int | None,
+        count: float,
+        black_wins: float,
+        first: np.ndarray,
+        first_wins: np.ndarray,
+    ) -> None:
+        """Adds ``count`` playouts, ``black_wins`` of them won by black, to a path and its AMAF counts.
+
+        Args:
+          root: the root node (visited too).
+          edges: ``(node, action)`` from the root down; the last edge's child
+            is ``target`` (or the path ends in an unstored move when
+            ``target`` is ``None``); for a leaf evaluated in place the path
+            ends at ``target`` with no edge of its own.
+          target: the leaf the playouts started from, or ``None``.
+          count: ``M``, playouts.
+          black_wins: black's wins among them.
+          first: ``float[2, P]`` playouts in which colour ``c`` played point
+            ``p`` first, after the leaf.
+          first_wins: ``float[2, P]`` how many of those colour ``c`` won.
+        """
+        points = self.num_actions - 1
+        wins_for = np.array([black_wins, count - black_wins])
+        nodes = [root] + [int(self.children[n, a]) for n, a in edges]
+        for node in nodes:
+            if node >= 0:
+                self.visits[node] += count
+                # wins for the player who moved into the node: the other colour than its player to move.
+                self.wins[node] += wins_for[1 - self.to_play[node]]
+        firsts = first.astype(np.float64).copy()
+        won = first_wins.astype(np.float64).copy()
+        if target is not None and self.expanded[target] and not self.done[target]:
+            colour = self.to_play[target]
+            self.amaf_visits[target, :points] += firsts[colour]
+            self.amaf_wins[target, :points] += won[colour]
+        for node, action in reversed(edges):
+            colour = self.to_play[node]
+            if action < points:
+                firsts[:, action] = 0.0
+                won[:, action] = 0.0
+                firsts[colour, action] = count
+                won[colour, action] = wins_for[colour]
+            self.amaf_visits[node, :points] += firsts[colour]
+            self.amaf_wins[node, :points] += won[colour]
+
+    def subtree(self, node: int) -> np.ndarray:
+        """``bool[size]``: the nodes at or below ``node``."""
+        inside = np.zeros(self.size, bool)
+        inside[node] = True
+        parents = self.parent[: self.size]
+        has_parent = parents >= 0
+        while True:
+            grown = inside.copy()
+            grown[has_parent] |= inside[parents[has_parent]]
+            if np.array_equal(grown, inside):
+                return inside
+            inside = grown
+
+    def reroot(self, node: int) -> None:
+        """Keeps only the subtree of ``node``, which becomes the root, node 0 (ids renumbered)."""
+        keep = np.flatnonzero(self.subtree(node))  # ascending: parents before children, node first
+        new_id = np.full(self.size + 1, -1, np.int32)  # index -1 maps to -1
+        new_id[keep] = np.arange(keep.size, dtype=np.int32)
+        for name in self._NODE_ARRAYS:
+            array = getattr(self, name)
+            array[: keep.size] = array[keep]
+            array[keep.size :] = -1 if array.dtype == np.int32 else 0
+        count = keep.size
+        self.children[:count] = new_id[self.children[:count]]
+        self.parent[:count] = new_id[self.parent[:count]]
+        self.parent[0] = -1
+        self.action[0] = -1
+        if self.payload is not None:
+            self.payload = jax.tree.map(lambda x: np.concatenate([x[keep], x[keep.size :]]), self.payload)
+        self.size = count

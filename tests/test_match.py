@@ -1,0 +1,116 @@
+"""Matches between GTP engines, GNU Go the judge (gojax.gtp's ``play_match``, ``gojax-match``).
+
+* Engine specs to command lines: GNU Go with ``--mode gtp --level L
+  --chinese-rules --komi K``, gojax players with their flags, any command;
+  bad specs refused.
+* Counting: wins, losses and draws from the first engine's side, its score's
+  Wilson interval (against :func:`gojax.players.match.wilson_interval`) and
+  the seconds per move of each side, on hand-made games.
+* Two whole 5x5 games of the random player against GNU Go level 1 (colours
+  alternate): each saved as SGF and read back (moves, result, players), the
+  result counted for the right side.
+* The ``gojax-match`` console script end to end: GNU Go against an engine
+  given by its command line (GNU Go at another level), one 5x5 game,
+  ``summary.json`` and the SGF; a bad engine spec refused with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import gnugo_binary
+
+import gojax
+from gojax import gtp
+from gojax.gtp import PlayerSpec
+from gojax.players.match import wilson_interval
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+
+
+def test_engine_specs_become_command_lines():
+    gnugo = gtp.engine_argv("gnugo:3", size=9, komi=6.5)
+    assert gnugo[1:] == [
+        "--mode", "gtp", "--level", "3", "--chinese-rules", "--positional-superko", "--capture-all-dead",
+        "--seed", "1", "--komi", "6.5",
+    ]  # fmt: skip
+    assert gtp.engine_argv("gnugo", size=9, komi=7.5)[4] == "1"
+    ours = gtp.engine_argv("gojax:uct:simulations=64,rollout=heuristic", size=7, komi=7.5, seconds_per_move=2)
+    assert ours[:3] == [sys.executable, "-m", "gojax.gtp"]
+    flags = ours[3:]
+    for flag, value in (
+        ("--size", "7"),
+        ("--player", "uct"),
+        ("--simulations", "64"),
+        ("--rollout", "heuristic"),
+    ):
+        assert flags[flags.index(flag) + 1] == value
+    assert flags[flags.index("--seconds-per-move") + 1] == "2"
+    assert gtp.engine_argv("cmd:katago gtp -config 'my file.cfg'", size=9, komi=7.5) == [
+        "katago", "gtp", "-config", "my file.cfg",
+    ]  # fmt: skip
+    for bad in ("gnugo:strong", "gojax", "gojax:uct:simulations", "leela", "cmd:"):
+        with pytest.raises(ValueError, match="engine"):
+            gtp.engine_argv(bad, size=9, komi=7.5)
+
+
+def test_counts_interval_and_seconds_of_hand_made_games():
+    result = gtp.MatchResult(("a", "b"))
+    for outcome in ("win", "win", "loss", "draw", "win"):
+        result.games.append({"outcome": outcome})
+    result.seconds = [10.0, 3.0]
+    result.moves = [40, 60]
+    assert (result.count("win"), result.count("loss"), result.count("draw")) == (3, 1, 1)
+    assert result.score == pytest.approx(3.5 / 5)
+    assert result.interval() == pytest.approx(wilson_interval(3.5, 5))
+    assert result.seconds_per_move(0) == 0.25 and result.seconds_per_move(1) == 0.05
+    summary = result.summary()
+    assert summary["wins"] == 3 and summary["score_wilson_95"] == list(result.interval())
+    assert "3 wins, 1 losses, 1 draws of 5" in result.line()
+
+
+@pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
+def test_two_5x5_games_against_gnugo_are_saved_and_counted(tmp_path):
+    config = gojax.GoConfig(size=5, komi=7.5, max_moves=75)
+    ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=7))
+    argv = gtp.engine_argv("gnugo:1", size=5, komi=7.5, seed=3)
+    with gtp.GTPClient(argv, timeout=120) as gnugo:
+        result = gtp.play_match(
+            config, (ours, gnugo), ("random", "GNU Go 1"), 2, tmp_path, log=lambda s: None
+        )
+    assert len(result.games) == 2
+    for index, game in enumerate(result.games):
+        record = gojax.sgf.read_sgf(tmp_path / game["sgf"])
+        assert game["first_colour"] == ("black", "white")[index]
+        players = (record.metadata["PB"], record.metadata["PW"])
+        assert players == (("random", "GNU Go 1"), ("GNU Go 1", "random"))[index]
+        assert record.result == game["result"] and len(record.moves) == game["moves"]
+        winner = {"B": "black", "W": "white"}.get(game["result"][:1])
+        expected = "draw" if winner is None else "win" if winner == game["first_colour"] else "loss"
+        assert game["outcome"] == expected
+    assert sum(result.moves) == sum(game["moves"] for game in result.games)
+    assert result.seconds_per_move(1) > 0
+
+
+@pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
+def test_the_console_script_plays_a_match(tmp_path):
+    argv = [sys.executable, "-c", "import sys; from gojax.gtp import match_main; sys.exit(match_main())"]
+    other = f"cmd:{gtp.find_gnugo()} --mode gtp --level 0 --chinese-rules --capture-all-dead"
+    argv += ["gnugo:1", other, "--games", "1", "--size", "5", "--out", str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=ENV, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["games"] == 1 and summary["wins"] + summary["losses"] + summary["draws"] == 1
+    assert summary["commands"][0].startswith(gtp.find_gnugo()) and "--chinese-rules" in summary["commands"][0]
+    assert "--level 0" in summary["commands"][1]
+    record = gojax.sgf.read_sgf(tmp_path / "game_000.sgf")
+    assert record.result == summary["per_game"][0]["result"]
+    assert "[95% Wilson" in done.stdout
+    bad = subprocess.run([*argv[:3], "leela", "gnugo"], capture_output=True, text=True, timeout=120, env=ENV)
+    assert bad.returncode == 2 and "engine 'leela'" in bad.stderr
