@@ -53,34 +53,37 @@ def child_values(
       jitter: ``float64[A]`` added to break ties, or ``None``.
     """
     kids = tree.children[node]
+    index = np.maximum(kids, 0)
     seen = kids >= 0
-    n = np.where(seen, tree.visits[np.maximum(kids, 0)], 0.0)
-    w = np.where(seen, tree.wins[np.maximum(kids, 0)], 0.0)
+    n = tree.visits[index] * seen
+    w = tree.wins[index] * seen
     prior_n = settings.prior_visits
     amaf_n = tree.amaf_visits[node] + prior_n
     amaf_w = tree.amaf_wins[node] + prior_n * rates
+    if prior_n > 0:  # every count is positive
+        amaf_mean = amaf_w / amaf_n
+    else:
+        urgency = np.full_like(amaf_n, settings.first_play_urgency)
+        amaf_mean = np.divide(amaf_w, amaf_n, out=urgency, where=amaf_n > 0)
     if settings.rave_equivalence > 0:
         k = settings.rave_equivalence
         beta = np.sqrt(k / (3.0 * n + k))
-        urgency = np.full_like(amaf_n, settings.first_play_urgency)
-        amaf_mean = np.divide(amaf_w, amaf_n, out=urgency, where=amaf_n > 0)
     else:
-        beta = np.where(n > 0, 0.0, 1.0)
-        amaf_mean = np.full_like(amaf_n, settings.first_play_urgency)
-        if prior_n > 0:
-            amaf_mean = rates.copy()
+        beta = (n == 0).astype(np.float64)
+        amaf_mean = (
+            rates.astype(np.float64) if prior_n > 0 else np.full_like(amaf_n, settings.first_play_urgency)
+        )
     # Pass never gets AMAF samples: its prior is equivalent experience on its own mean.
-    beta = beta.copy()
     if prior_n > 0:
         beta[-1] = prior_n / (n[-1] + prior_n)
         amaf_mean[-1] = rates[-1]
     else:
         beta[-1] = 0.0 if n[-1] > 0 else 1.0
         amaf_mean[-1] = settings.first_play_urgency
-    mean = np.divide(w, n, out=np.zeros_like(n), where=n > 0)
-    value = (1.0 - beta) * mean + beta * amaf_mean
+    mean = w / np.maximum(n, 1e-300)  # 0 where unvisited (w = 0 there)
+    value = mean + beta * (amaf_mean - mean)
     if settings.exploration > 0:
-        value = value + settings.exploration * np.sqrt(np.log(tree.visits[node] + 1.0) / (n + 1.0))
+        value += settings.exploration * np.sqrt(np.log(tree.visits[node] + 1.0) / (n + 1.0))
     if jitter is not None:
-        value = value + jitter
+        value += jitter
     return np.where(tree.legal[node], value, -np.inf)
