@@ -22,11 +22,11 @@ from pathlib import Path
 import jax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark import _timed, goenv_engine, steady_state  # noqa: E402
+from benchmark import _timed, goenv_engine, steady_state
 
-import gojax  # noqa: E402
-from gojax import features  # noqa: E402
-from gojax.players import sample_uniform  # noqa: E402
+import gojax
+from gojax import features
+from gojax.players import sample_uniform
 
 PRESETS = {
     "alphago": lambda config: lambda g, h: features.alphago_planes(config, g, h),

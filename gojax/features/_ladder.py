@@ -8,7 +8,7 @@ move of the ladder like any other: if the attacker then captures the runner
 anyway, the ladder works); the attacker tries the atari on each of the
 runner's two liberties and keeps the one that wins or keeps the chase going.
 The runner escapes with 3 or more liberties; the chase is cut off after
-``2 N`` rounds. The attacker's greedy one-reply lookahead is the "forced"
+``2 N + 1`` rounds. The attacker's greedy one-reply lookahead is the "forced"
 ladder of playout engines (Michi, Pachi): a runner that can escape only by a
 counter-capture several moves later, or an attacker that needs a non-atari
 move, is outside what it reads.

@@ -30,7 +30,7 @@ The rules of the chase (greedy, one reply ahead, as the playout engines'
    With no atari left the runner has escaped.
 
 Every round is one attacker move and one runner move. The chase is cut off
-after ``2 N`` rounds (a ladder across the board takes about ``N``) and then
+after ``2 N + 1`` rounds (a ladder across the board takes about ``N``) and then
 counts as captured. Three kinds of read (static ``mode``): ``"capture"``
 starts with the attacker's given atari, ``"extend"`` with the runner in
 atari allowed only its extension (the AlphaGo escape plane), ``"defend"``
