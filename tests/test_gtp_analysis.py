@@ -201,7 +201,7 @@ def test_the_console_loop_stops_the_analysis_at_the_next_command(engine, monkeyp
 
     monkeypatch.setattr(sys, "stdin", stdin)
     monkeypatch.setattr(sys, "stdout", Out())
-    thread = threading.Thread(target=lambda: gtp.main(["--size", "5"]), daemon=True)
+    thread = threading.Thread(target=lambda: gtp.main(["--size", "5", "--no-compile-cache"]), daemon=True)
     thread.start()
     with os.fdopen(write_end, "wb", buffering=0) as feed:
         feed.write(b"1 lz-analyze 5\n")

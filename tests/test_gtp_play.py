@@ -147,10 +147,10 @@ def test_the_search_moves_within_the_clock_and_keeps_its_tree(engine):
 
 def test_a_missing_dependency_stops_the_start(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "mctx", None)
-    assert main(["--size", "5", "--player", "uct"]) == 2
+    assert main(["--size", "5", "--player", "uct", "--no-compile-cache"]) == 2
     assert "--player uct needs mctx" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "flax", None)
-    assert main(["--size", "9", "--player", "az", "--checkpoint", "none"]) == 2
+    assert main(["--size", "9", "--player", "az", "--checkpoint", "none", "--no-compile-cache"]) == 2
     assert "needs flax, mctx" in capsys.readouterr().err
     with pytest.raises(ImportError, match="mctx"):
         engine_arguments(build_parser().parse_args(["--player", "uct"]))

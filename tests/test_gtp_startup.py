@@ -17,7 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jax
 import pytest
 
 from gojax.gtp._cache import default_directory, resolve
@@ -64,8 +63,12 @@ def test_resolve_order():
 
 
 def test_importing_gojax_turns_no_cache_on():
-    # This process imported gojax.gtp (and gojax) above; nothing set JAX's cache directory.
-    assert jax.config.jax_compilation_cache_dir in (None, "")
+    # A fresh interpreter: other tests of this process may run the engine's main(), which turns it on.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    code = "import gojax, gojax.gtp, jax; print(repr(jax.config.jax_compilation_cache_dir))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() in ("None", "''")
 
 
 def test_the_cache_fills_is_used_and_can_be_off(tmp_path):
