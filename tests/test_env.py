@@ -232,3 +232,11 @@ def test_env_is_hashable_so_it_can_be_a_static_argument():
     same = GoEnv(gojax.GoConfig(size=5, komi=0.5, max_moves=8))
     assert same == ENV and hash(same) == hash(ENV)
     assert GoEnv(CONFIG, observation=None) != ENV
+
+
+def test_katago_preset_observes_planes_and_globals():
+    env = GoEnv(CONFIG, observation="katago")
+    planes, globals_ = jax.eval_shape(env.init, None).observation  # traced only: the ladders compile slowly
+    channels = features.KATAGO_CHANNELS.num_channels
+    assert planes.shape == (5, 5, channels) and planes.dtype == jnp.bool_
+    assert globals_.shape == (features.KATAGO_GLOBALS.num_features,) and globals_.dtype == jnp.float32
