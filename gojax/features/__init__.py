@@ -6,9 +6,9 @@ by channel in ``docs/features.md``; channel positions are named constants, not
 numbers to copy.
 
 * The observation registry (``_registry.py``): :data:`OBSERVATIONS` maps a
-  name (``"basic"``, ``"alphago_zero"``, ``"alphago"``, ``"alphago_value"``)
-  to an :class:`ObservationSpec` - the function, its channel count, whether it
-  reads the board history; :func:`observation` looks a name up,
+  name (``"basic"``, ``"alphago_zero"``, ``"pgx"``, ``"alphago"``,
+  ``"alphago_value"``, ``"katago"``) to an :class:`ObservationSpec` - the
+  function, its channel count, whether it reads the board history; :func:`observation` looks a name up,
   :func:`register_observation` adds your own. The environment, the dataset
   builder, AlphaZero and the GTP engine all pick their planes here by name.
 * ``"basic"``, 15 planes of the position alone (AlphaZero's input):
