@@ -124,6 +124,19 @@ def gnugo_binary() -> str | None:
     return find_gnugo()
 
 
+def gnugo_client(level: int, timeout: float) -> Iterable[Any]:
+    """Yields a ``gojax.gtp.GTPClient`` on GNU Go at ``level`` (seed 1); skips when GNU Go is missing.
+
+    For a module-scoped fixture: ``yield from gnugo_client(level=1, timeout=60)``.
+    """
+    if gnugo_binary() is None:
+        pytest.skip("GNU Go is not installed")
+    from gojax import gtp
+
+    with gtp.GTPClient(gtp.gnugo_command(level=level, seed=1), timeout=timeout) as client:
+        yield client
+
+
 def sgfmill_grid(board: Any) -> np.ndarray:
     """An ``sgfmill.boards.Board`` (row 0 at the bottom) as ``int8[N, N]`` (row 0 at the top)."""
     size = board.side

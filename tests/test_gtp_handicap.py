@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import gnugo_binary, needs
+from conftest import gnugo_client, needs
 
 import gojax
 from gojax import gtp
@@ -50,10 +50,7 @@ def _stones(engine: gtp.GTPEngine) -> set[str]:
 
 @pytest.fixture(scope="module")
 def gnugo():
-    if gnugo_binary() is None:
-        pytest.skip("GNU Go is not installed")
-    with gtp.GTPClient(gtp.gnugo_command(level=1, seed=1), timeout=60) as client:
-        yield client
+    yield from gnugo_client(level=1, timeout=60)
 
 
 def test_fixed_handicap_matches_gnugo(gnugo):

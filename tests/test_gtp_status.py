@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SGF_DATA, gnugo_binary, ref_area_difference
+from conftest import SGF_DATA, gnugo_client, ref_area_difference
 
 import gojax
 from gojax import gtp
@@ -97,10 +97,7 @@ def engine():
 
 @pytest.fixture(scope="module")
 def gnugo():
-    if gnugo_binary() is None:
-        pytest.skip("GNU Go is not installed")
-    with gtp.GTPClient(gtp.gnugo_command(level=10, seed=1), timeout=120) as client:
-        yield client
+    yield from gnugo_client(level=10, timeout=120)
 
 
 def _gnugo_status(gnugo, grid: np.ndarray, status: str) -> set[str]:
