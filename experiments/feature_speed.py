@@ -46,7 +46,7 @@ def main(argv=None) -> None:
     engine = goenv_engine(args.size, observation=None)
     games = steady_state(engine, args.games, 2 * args.size * args.size, jax.random.PRNGKey(7))
     tile = jax.tree.map(lambda x: x[jax.numpy.arange(args.batch) % x.shape[0]], games)
-    game, history = tile.game, tile.history
+    game, history = tile._game, tile._history
     actions = sample_uniform(jax.random.PRNGKey(3), tile.legal_action_mask)
     candidates = {"step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions)}
     for name in args.presets:
