@@ -66,7 +66,9 @@ def hand_stats(to_play=1, ownership=None) -> SearchStats:
     prior = np.zeros(P + 1, np.float32)
     prior[[12, 7, 24, 0, 1]] = [0.4, 0.1, 0.1, 0.3, 0.1]
     pvs = {12: (12, 13, 7), 7: (7,), 24: (24, 0)}
-    return SearchStats(to_play, visits, rate, prior, 0.58, 12, pvs, ownership, 100, 0.5)
+    lead = np.full(P + 1, np.nan, np.float32)
+    lead[[12, 7, 24]] = [3.25, -0.5, -7.125]
+    return SearchStats(to_play, visits, rate, prior, 0.58, 12, pvs, ownership, 100, 0.5, lead, 1.5)
 
 
 def test_requests_are_parsed_and_bad_ones_refused():
@@ -104,6 +106,8 @@ def test_lines_of_hand_made_stats_parse_back():
     entries, ownership = parse_info(format_analysis(CONFIG, hand_stats(2, owned), request, kata=True))
     assert [e["move"] for e in entries] == ["C3", "C4", "E1", "A5"]  # + the best unvisited by prior, cut at 4
     assert float(entries[0]["winrate"]) == pytest.approx(0.61234, abs=1e-6)
+    assert [float(e["scoreLead"]) for e in entries] == [3.25, -0.5, -7.125, 0.0]  # unvisited: 0
+    assert [e["scoreMean"] for e in entries] == [e["scoreLead"] for e in entries]
     assert float(entries[3]["prior"]) == pytest.approx(0.3) and int(entries[3]["visits"]) == 0
     np.testing.assert_allclose(ownership, -owned, atol=1e-4)  # white's view
 
@@ -159,6 +163,7 @@ def test_streamed_analysis_agrees_with_the_tree(engine):
         action = gojax.from_gtp(engine.config, entry["move"]) if entry["move"] != "pass" else P
         assert int(entry["visits"]) == tree.visits[action]
         assert float(entry["winrate"]) == pytest.approx(float(tree.winrate[action]), abs=1e-5)
+        assert float(entry["scoreLead"]) == pytest.approx(float(tree.score_lead[action]), abs=1e-3)
     assert sum(int(e["visits"]) for e in entries) == tree.visits.sum()
     assert [int(e["visits"]) for e in entries] == sorted((int(e["visits"]) for e in entries), reverse=True)
     assert len(ownership) == P and max(abs(v) for v in ownership) <= 1.0

@@ -40,7 +40,8 @@ def hand_stats(visits: dict[int, int], rates: dict[int, float], root: float, bes
         rate[action] = rates[action]
     prior = np.full(P + 1, 1.0 / (P + 1), np.float32)
     pvs = {action: (action,) for action in visits}
-    return SearchStats(1, visit, rate, prior, root, best, pvs, None, playouts, 0.1)
+    lead = np.zeros(P + 1, np.float32)
+    return SearchStats(1, visit, rate, prior, root, best, pvs, None, playouts, 0.1, lead, 0.0)
 
 
 LEGAL = np.ones(P + 1, bool)

@@ -141,6 +141,12 @@ def test_stats_are_consistent(searched, superko_root):
     assert all(pv[0] == action for action, pv in stats.pvs.items())
     assert stats.ownership is not None and stats.ownership.shape == (P,)
     assert (np.abs(stats.ownership) <= 1).all()
+    # Scores come from the same playouts as the ownership: at the root, white's lead is the
+    # negated mean area difference plus the komi; the children's leads average to it.
+    assert stats.root_score_lead == pytest.approx(CONFIG.komi - float(stats.ownership.sum()), abs=1e-3)
+    assert np.isnan(stats.score_lead[~visited]).all()
+    weighted = float((stats.score_lead[visited] * stats.visits[visited]).sum() / stats.visits.sum())
+    assert weighted == pytest.approx(stats.root_score_lead, abs=0.05)
 
 
 @pytest.mark.parametrize("colour", [gojax.BLACK, gojax.WHITE], ids=["black", "white"])
@@ -154,6 +160,8 @@ def test_a_capture_that_wins_is_found(colour):
     stats = search.search(playouts=1024)
     assert stats.best_action == 0
     assert stats.winrate[0] > 0.8 and stats.root_winrate > 0.6
+    # The capture wins on the board too: the mover's expected lead is positive, for either colour.
+    assert stats.score_lead[0] > 0 and stats.root_score_lead > 0
 
 
 def test_tree_reuse_keeps_the_statistics_of_the_same_simulations(superko_root):

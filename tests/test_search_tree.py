@@ -36,10 +36,12 @@ def test_amaf_counts_of_scripted_playouts_match_a_hand_count():
     # (which black won); white played 1 first in one (white lost it) and 2 in one (white won it).
     first = np.array([[2, 0, 0, 1], [0, 1, 1, 0]], float)
     first_wins = np.array([[1, 0, 0, 1], [0, 0, 1, 0]], float)
-    tree.backup(0, [(0, 1), (c1, 2)], c2, 2.0, 1.0, first, first_wins)
+    tree.backup(0, [(0, 1), (c1, 2)], c2, 2.0, 1.0, first, first_wins, black_score=-1.5)
     # Batch 2 (3 playouts from c1 directly, black won all 3): black played 2 first in all three.
     first2 = np.array([[0, 0, 3, 0], [0, 0, 0, 0]], float)
-    tree.backup(0, [(0, 1)], c1, 3.0, 3.0, first2, first2)
+    tree.backup(0, [(0, 1)], c1, 3.0, 3.0, first2, first2, black_score=10.5)
+    # Black's score totals along each path: root and c1 saw both batches, c2 the first only.
+    np.testing.assert_array_equal(tree.black_score[:3], [9.0, 9.0, -1.5])
 
     # Visits and wins (wins for the player who moved into the node).
     np.testing.assert_array_equal(tree.visits[:3], [5, 5, 2])

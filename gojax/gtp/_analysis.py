@@ -9,7 +9,10 @@ They run the same search as ``genmove`` (the engine's
   V winrate W prior P lcb L order O pv D4 C3 ... info move ...``, until the
   next input line arrives; then the usual empty line ends the reply. For
   ``lz-analyze`` ``winrate``, ``prior`` and ``lcb`` are integers in [0,
-  10000]; for ``kata-analyze`` floats in [0, 1], and ``kata-analyze ...
+  10000]; for ``kata-analyze`` floats in [0, 1], with ``scoreLead`` and
+  ``scoreMean`` (both the move's mean final score over its playouts,
+  Tromp-Taylor area minus komi, from the analysed player's view: the lead
+  Sabaki and Lizzie show), and ``kata-analyze ...
   ownership true`` appends ``ownership`` and ``N*N`` floats in [-1, 1], row
   by row from the top left, from the analysed player's view.
   ``lz-genmove_analyze`` / ``kata-genmove_analyze`` (same arguments) are
@@ -156,7 +159,9 @@ def format_analysis(config: GoConfig, stats: SearchStats, request: AnalyzeReques
         prior, lcb = float(stats.prior[action]), _lcb(rate, visits)
         pv = " ".join(to_gtp(config, int(a)) for a in stats.pvs.get(action, (action,)))
         if kata:
-            numbers = f"winrate {rate:.6f} prior {prior:.6f} lcb {lcb:.6f}"
+            lead = float(stats.score_lead[action]) if visits > 0 else 0.0
+            score = f"scoreMean {lead:.3f} scoreLead {lead:.3f}"
+            numbers = f"winrate {rate:.6f} {score} prior {prior:.6f} lcb {lcb:.6f}"
         else:
             numbers = f"winrate {round(rate * 10000)} prior {round(prior * 10000)} lcb {round(lcb * 10000)}"
         parts.append(f"info move {to_gtp(config, action)} visits {visits} {numbers} order {order} pv {pv}")

@@ -289,6 +289,7 @@ class TreeSearch:
         children = results.children
         done = np.asarray(children.terminated) | np.asarray(children.truncated)
         count = float(settings.playouts_per_leaf)
+        komi = self.config.komi * count
         new = [(k, target) for k, (_, target, _, _) in enumerate(paths) if target is not None]
         new = [(k, target) for k, target in new if not tree.expanded[target]]
         if new:
@@ -299,9 +300,8 @@ class TreeSearch:
                 tree.expand(target, results.legal[k], bool(done[k]), self._prior(results.priors[k]))
         for k, (edges, target, _, _) in enumerate(paths):
             tree.add_virtual_loss(edges, target, -settings.virtual_loss)
-            tree.backup(
-                0, edges, target, count, float(results.black_wins[k]), results.first[k], results.first_wins[k]
-            )
+            black_wins, score = float(results.black_wins[k]), float(results.ownership[k].sum()) - komi
+            tree.backup(0, edges, target, count, black_wins, results.first[k], results.first_wins[k], score)
         self._ownership += results.ownership.sum(axis=0)
         self._ownership_count += settings.leaves_per_batch * settings.playouts_per_leaf
 
@@ -327,26 +327,30 @@ class TreeSearch:
         tree = self._tree
         assert tree is not None
         kids = tree.children[0]
-        seen = kids >= 0
-        visits = np.where(seen, tree.visits[np.maximum(kids, 0)], 0.0)
-        wins = np.where(seen, tree.wins[np.maximum(kids, 0)], 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            winrate = np.where(visits > 0, wins / visits, np.nan).astype(np.float32)
-        legal = tree.legal[0]
-        prior = np.where(legal, tree.prior_rate[0], 0.0)
+        visits = np.where(kids >= 0, tree.visits[np.maximum(kids, 0)], 0.0)
+
+        def mean(totals: np.ndarray) -> np.ndarray:  # per child, NaN where unvisited
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(visits > 0, totals[np.maximum(kids, 0)] / visits, np.nan).astype(np.float32)
+
+        winrate = mean(tree.wins)
+        sign = 1.0 if tree.to_play[0] == 0 else -1.0  # the root player's view of black's score
+        prior = np.where(tree.legal[0], tree.prior_rate[0], 0.0)
         prior = (prior / prior.sum()).astype(np.float32)
         root_visits = tree.visits[0]
         root_winrate = 1.0 - tree.wins[0] / root_visits if root_visits > 0 else 0.5
+        root_score_lead = sign * tree.black_score[0] / root_visits if root_visits > 0 else 0.0
         pvs = {int(a): self._pv(int(kids[a]), int(a)) for a in np.flatnonzero(visits > 0)}
-        ownership = None
-        if self._ownership_count:
-            ownership = (self._ownership / self._ownership_count).astype(np.float32)
+        count = self._ownership_count
+        ownership = (self._ownership / count).astype(np.float32) if count else None
         return SearchStats(
             to_play=int(tree.to_play[0]) + 1,
             visits=visits.astype(np.int64),
             winrate=winrate,
             prior=prior,
             root_winrate=float(root_winrate),
+            score_lead=sign * mean(tree.black_score),
+            root_score_lead=float(root_score_lead),
             best_action=self._best(visits, winrate),
             pvs=pvs,
             ownership=ownership,

@@ -32,6 +32,11 @@ class SearchStats:
       playouts: playouts in the current tree (reused ones included).
       seconds: wall-clock seconds of the last ``search`` call (0 from
         ``TreeSearch.stats``).
+      score_lead: ``float32[A]`` each child's mean final score (Tromp-Taylor
+        area minus komi) for the root's player to move: positive when that
+        player is ahead; NaN where unvisited.
+      root_score_lead: the root player's mean final score over the root's
+        playouts (0 before any).
     """
 
     to_play: int
@@ -44,3 +49,5 @@ class SearchStats:
     ownership: np.ndarray | None
     playouts: int
     seconds: float
+    score_lead: np.ndarray
+    root_score_lead: float

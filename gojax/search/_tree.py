@@ -21,6 +21,8 @@ Node ``i`` holds:
   rules), ``expanded[i]`` (legal moves known), ``done[i]`` (game over);
 * ``prior_rate[i, a]``: the prior win rate of each action (see
   :mod:`gojax.search._prior`);
+* ``black_score[i]``: the sum over those playouts of black's final area
+  score minus the komi (its mean is the node's expected score lead for black);
 * ``amaf_visits[i, a]``, ``amaf_wins[i, a]``: playouts through the node in
   which the player to move at the node played point ``a`` before the other
   player did, at any later turn, and how many of them that player won
@@ -61,6 +63,7 @@ class Tree:
         self.to_play = np.zeros(cap, np.int8)
         self.visits = np.zeros(cap, np.float64)
         self.wins = np.zeros(cap, np.float64)
+        self.black_score = np.zeros(cap, np.float64)
         self.expanded = np.zeros(cap, bool)
         self.done = np.zeros(cap, bool)
         self.children = np.full((cap, a), -1, np.int32)
@@ -79,6 +82,7 @@ class Tree:
         "to_play",
         "visits",
         "wins",
+        "black_score",
         "expanded",
         "done",
         "children",
@@ -169,6 +173,7 @@ class Tree:
         black_wins: float,
         first: np.ndarray,
         first_wins: np.ndarray,
+        black_score: float = 0.0,
     ) -> None:
         """Adds ``count`` playouts, ``black_wins`` of them won by black, to a path and its AMAF counts.
 
@@ -184,6 +189,7 @@ class Tree:
           first: ``float[2, P]`` playouts in which colour ``c`` played point
             ``p`` first, after the leaf.
           first_wins: ``float[2, P]`` how many of those colour ``c`` won.
+          black_score: black's final score (area minus komi), summed over the playouts.
         """
         points = self.num_actions - 1
         wins_for = np.array([black_wins, count - black_wins])
@@ -191,6 +197,7 @@ class Tree:
         for node in nodes:
             if node >= 0:
                 self.visits[node] += count
+                self.black_score[node] += black_score
                 # wins for the player who moved into the node: the other colour than its player to move.
                 self.wins[node] += wins_for[1 - self.to_play[node]]
         firsts = first.astype(np.float64).copy()
