@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="budget of each timed search")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shapes", default="32x8,64x8,16x32", help="K x M of the search rows")
-    parser.add_argument("--policies", default="random", help="playout policies of the search rows")
+    parser.add_argument("--policies", default="random,light", help="playout policies of the search rows")
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
