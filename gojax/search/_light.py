@@ -14,10 +14,11 @@ reads:
   last move, the game-over flags and the move validation of ``step`` (the
   kernel only plays its own legal moves).
 
-A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`~gojax.search._words.Words`), each an
-array of any shape (``[]`` for one game, ``[B]`` under ``jax.vmap``): every
-operation, the neighbour shifts included, is then elementwise over games,
-which a CPU vectorises, instead of shuffling a short last axis of ``W``.
+A bitboard is a tuple of its ``W`` ``uint32`` words
+(:data:`gojax.search._words.Words`), each an array of any shape (``[]`` for
+one game, ``[B]`` for a batch): every operation, the neighbour shifts
+included, is then elementwise over games, which a CPU vectorises, instead of
+shuffling a short last axis of ``W``.
 
 A move places the stone, removes the opponent chains in atari whose liberty
 it fills (read off the liberty labels, no search), and grows only the chains
@@ -34,7 +35,8 @@ the mover's own one-point eyes (the definition of
 ``uint32`` per move (its rank among the set bits); with none left the player
 passes. A suicide is never played, even where the rules allow it.
 
-A playout (:func:`light_playout`) stops at two passes or at its move limit;
+The playouts (:func:`light_playouts`, a batch in one loop) stop at two
+passes or at their move limit;
 either way the final position is scored by Tromp-Taylor area with the
 config's komi (a playout stopped by the limit is scored as it stands).
 
@@ -292,7 +294,7 @@ def light_owner(size: int, stones: jax.Array) -> jax.Array:
     return bb.to_points(black, size).astype(jnp.int32) - bb.to_points(white, size).astype(jnp.int32)
 
 
-def _pick(light: LightState, playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
+def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
     """``int32[]``: the point of ``playable`` of rank ``draw * count / 2**32`` (``points``, pass, if none)."""
     total = w.count(playable)
     uniform = (draw >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)
@@ -358,7 +360,7 @@ def light_playouts(
         start = jnp.any(fresh)
         draw = draws[batch, jnp.minimum(games.moves, max_moves - 1)]
         playable = phase(start, lambda g: light_moves(size, g)[1], games)
-        point = phase(start, lambda g, p, d: _pick(g, p, d, points), games, playable, draw)
+        point = phase(start, lambda p, d: _pick(p, d, points), playable, draw)
         taken = phase(start, lambda g, q: _captures(size, g, q), games, point)
         work = select(fresh, phase(start, lambda g, t: _prepare(size, g, t[0], t), games, taken), work)
         active = fresh | pending
