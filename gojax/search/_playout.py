@@ -21,9 +21,13 @@ One call of :func:`evaluate_leaves` does the device work of one batch step of
    at that point and how many of those it won (the AMAF counts of Gelly &
    Silver 2007), and the final ownership.
 
-The playout policy is :data:`gojax.players.random_playout_policy` (uniform,
-own one-point eyes never filled) or :data:`gojax.players.heuristic_playout_policy`
-(capture, escape atari, avoid self-atari), chosen by name.
+The playout policy, chosen by name: ``"light"`` (the default), uniformly
+random playouts (own one-point eyes never filled, suicide never played) on
+the bitboard-only kernel of :mod:`gojax.search._light`, several times faster
+than ``gojax.step``; ``"random"``, the same policy
+(:data:`gojax.players.random_playout_policy`) on ``gojax.step``; or
+``"heuristic"`` (:data:`gojax.players.heuristic_playout_policy`: capture,
+escape atari, avoid self-atari) on ``gojax.step``.
 """
 
 from __future__ import annotations
@@ -39,12 +43,13 @@ from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
+from gojax.search._light import light_playouts, light_state
 from gojax.search._prior import point_priors
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
 
 POLICIES = {"random": random_playout_policy, "heuristic": heuristic_playout_policy}
-"""The playout policies by name."""
+"""The playout policies run on ``gojax.step``, by name (``"light"`` runs on its own kernel)."""
 
 
 class LeafResults(NamedTuple):
@@ -161,15 +166,27 @@ def evaluate_leaves(
 
     children, legal = jax.vmap(expand)(parents, actions)
     count = actions.shape[0]
-    starts = jax.vmap(lambda s: to_playout_state(config, s))(children)
-    starts = jax.tree.map(lambda x: jnp.repeat(x, playouts_per_leaf, axis=0), starts)
     keys = jax.random.split(key, count * playouts_per_leaf)
-    play = jax.vmap(lambda s, k: _one_playout(config, policy_name, playout_moves, s, k))
-    black_win, first, finals = play(starts, keys)
-    owner = jax.vmap(lambda s: ownership(fast, s))(finals)
+    if policy_name == "light":
+        lights = jax.vmap(lambda s: light_state(config, s))(children)
+        lights = jax.tree.map(lambda x: jnp.repeat(x, playouts_per_leaf, axis=0), lights)
+        room = jnp.int32(config.move_cap) - children.move_number
+        limits = jnp.where(children.terminated | children.truncated, 0, jnp.minimum(playout_moves, room))
+        limits = jnp.repeat(limits.astype(jnp.int32), playouts_per_leaf)
+        black_win, first_bits, owner, _ = light_playouts(config, limits, playout_moves, lights, keys)
+        played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
+        played = played.reshape(count, playouts_per_leaf, 2, points)
+        by_colour = jnp.moveaxis(played, 1, 2).astype(jnp.float32)  # [K, 2, M, P]
+        owner = owner.astype(jnp.float32)
+    else:
+        starts = jax.vmap(lambda s: to_playout_state(config, s))(children)
+        starts = jax.tree.map(lambda x: jnp.repeat(x, playouts_per_leaf, axis=0), starts)
+        play = jax.vmap(lambda s, k: _one_playout(config, policy_name, playout_moves, s, k))
+        black_win, first, finals = play(starts, keys)
+        owner = jax.vmap(lambda s: ownership(fast, s))(finals)
+        first = first.reshape(count, playouts_per_leaf, points)
+        by_colour = jnp.stack([first == 1, first == 2], axis=1).astype(jnp.float32)  # [K, 2, M, P]
     black_win = black_win.reshape(count, playouts_per_leaf)
-    first = first.reshape(count, playouts_per_leaf, points)
-    by_colour = jnp.stack([first == 1, first == 2], axis=1).astype(jnp.float32)  # [K, 2, M, P]
     wins = jnp.stack([black_win, 1.0 - black_win], axis=1)[..., None]  # [K, 2, M, 1]
     return LeafResults(
         children=children,

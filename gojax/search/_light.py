@@ -1,0 +1,386 @@
+"""Light playouts: a bitboard-only Go kernel for the random playouts of :class:`gojax.search.TreeSearch`.
+
+A playout needs far less than :func:`gojax.step` does, so this kernel keeps
+only what a random playout under the **simple ko rule, suicide never played**
+reads:
+
+* **Kept**: the stones of each colour, the stones of each colour whose chain
+  is in atari and the liberty of each such chain bit-sliced over ``L`` planes
+  (as :attr:`gojax.GoState.atari_liberty`, for every board size), the
+  simple-ko point, the player to move, the consecutive passes, the moves
+  played.
+* **Dropped**: the Zobrist hash and the superko history (a playout may repeat
+  a whole-board position, harmless for an estimate), the capture counts, the
+  last move, the game-over flags and the move validation of ``step`` (the
+  kernel only plays its own legal moves).
+
+A bitboard is a tuple of its ``W`` ``uint32`` words
+(:data:`gojax.search._words.Words`), each an array of any shape (``[]`` for
+one game, ``[B]`` for a batch): every operation, the neighbour shifts
+included, is then elementwise over games, which a CPU vectorises, instead of
+shuffling a short last axis of ``W``.
+
+A move places the stone, removes the opponent chains in atari whose liberty
+it fills (read off the liberty labels, no search), and grows only the chains
+next to the move - the opponent chains it touches (do they fall into
+atari?), the mover's chain through it (is it in atari?), the mover's chains
+in atari that a capture relieves - until each is decided (whole, or two
+liberties found).
+
+The moves a playout picks from (:func:`light_moves`) are bitboard operations
+too: empty, not the simple-ko point, not suicide (an empty neighbour, a
+neighbouring chain of the mover not in atari, or a capture), and not one of
+the mover's own one-point eyes (the definition of
+:func:`gojax.players.own_eyes`). One is picked uniformly by one random
+``uint32`` per move (its rank among the set bits); with none left the player
+passes. A suicide is never played, even where the rules allow it.
+
+The playouts (:func:`light_playouts`, a batch in one loop) stop at two
+passes or at their move limit;
+either way the final position is scored by Tromp-Taylor area with the
+config's komi (a playout stopped by the limit is scored as it stands).
+
+Shapes: ``N`` board side, ``P = N * N`` points (pass is ``P``), ``W`` words,
+``L = ceil(log2 P)`` liberty planes.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from gojax._core import atari as _atari
+from gojax._core import bitboard as bb
+from gojax._core.types import GoConfig, GoState
+from gojax.search import _words as w
+
+__all__ = ["LightState", "light_moves", "light_owner", "light_play", "light_playouts", "light_state"]
+
+_SIDES = ((0, 1), (0, -1), (1, 0), (-1, 0))
+_DIAGONALS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+class LightState(NamedTuple):
+    """One game as the light kernel sees it (add a leading axis to every array under ``jax.vmap``).
+
+    Attributes:
+      stones: :data:`~gojax.search._words.Words` of ``uint32[2]``: black's, white's stones.
+      atari: :data:`~gojax.search._words.Words` of ``uint32[2]``: each colour's stones whose chain
+        has exactly one liberty.
+      labels: :data:`~gojax.search._words.Words` of ``uint32[2, L]``: that liberty bit-sliced
+        (plane ``b``: the chains whose liberty's index has bit ``b`` set).
+      turn: ``int32[]`` colour index to move (0 black, 1 white).
+      ko: ``int32[]`` the point the player to move may not retake, or -1.
+      passes: ``int32[]`` consecutive passes just played.
+      moves: ``int32[]`` moves played in the playout (passes included).
+    """
+
+    stones: w.Words
+    atari: w.Words
+    labels: w.Words
+    turn: jax.Array
+    ko: jax.Array
+    passes: jax.Array
+    moves: jax.Array
+
+
+def light_state(config: GoConfig, state: GoState) -> LightState:
+    """The light view of ``state`` (one game; ``moves`` 0), liberty labels computed for every board size."""
+    size = config.size
+    empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
+    labels = jnp.stack([_atari.liberty_labels(size, state.atari[c], empty) for c in range(2)])
+    return LightState(
+        stones=w.words(state.stones),
+        atari=w.words(state.atari),
+        labels=w.words(labels.astype(jnp.uint32)),  # each word [2, L]
+        turn=state.turn.astype(jnp.int32),
+        ko=state.ko_point.astype(jnp.int32),
+        passes=state.passes.astype(jnp.int32),
+        moves=jnp.int32(0),
+    )
+
+
+def _mine(turn: jax.Array, planes: w.Words) -> tuple[w.Words, w.Words]:
+    """The mover's and the opponent's half of :data:`~gojax.search._words.Words` of ``[2, ...]``."""
+    own = tuple(jnp.where(turn == 0, word[0], word[1]) for word in planes)
+    return own, tuple(jnp.where(turn == 0, word[1], word[0]) for word in planes)
+
+
+def light_moves(size: int, light: LightState) -> tuple[w.Words, w.Words]:
+    """``(legal, playable)`` for the player to move.
+
+    ``legal``: the points legal under the simple ko rule without suicide;
+    ``playable``: those that are not the mover's own one-point eyes either.
+    """
+    c = w.constants(size)
+    board = tuple(w.u32(b) for b in c["board"])
+    own, opponent = _mine(light.turn, light.stones)
+    own_atari, opponent_atari = _mine(light.turn, light.atari)
+    empty = w.op(lambda b, o, t: b & ~(o | t), board, own, opponent)
+    breathes = w.neighbours(
+        w.op(lambda e, o, a, t: e | (o & ~a) | t, empty, own, own_atari, opponent_atari), size
+    )
+    ko = w.point_bits(light.ko, size)
+    legal = w.op(lambda e, b, k: e & b & ~k, empty, breathes, ko)
+    enclosed = w.op(lambda e, n: e & ~n, empty, w.neighbours(w.op(lambda b, o: b & ~o, board, own), size))
+    d = [w.shift(opponent, rows, cols, size) for rows, cols in _DIAGONALS]
+    inner = tuple(w.u32(v) for v in c["inner"])
+
+    def eye(e, d0, d1, d2, d3, i):
+        some = d0 | d1 | d2 | d3
+        two = (d0 & (d1 | d2 | d3)) | (d1 & (d2 | d3)) | (d2 & d3)
+        return e & ~two & (i | ~some)
+
+    eyes = w.op(eye, enclosed, *d, inner)
+    return legal, w.op(lambda g, e: g & ~e, legal, eyes)
+
+
+class _Work(NamedTuple):
+    """A move under way: its point, what it captures and joins, and the regions growing around it.
+
+    ``regions``, ``masks``, ``frees``: :data:`~gojax.search._words.Words` of ``uint32[6]`` - the
+    opponent chains not in atari on each side of the move (0-3), the mover's
+    chain through it (4), the mover's chains in atari next to a capture (5);
+    the points each may enter; the points that are its liberties.
+    """
+
+    point: jax.Array
+    placed: w.Words
+    captured: w.Words
+    joined: w.Words
+    regions: w.Words
+    masks: w.Words
+    frees: w.Words
+
+
+def _prepare(size: int, light: LightState, point: jax.Array, taken: tuple | None = None) -> _Work:
+    """Starts the move ``point`` (``P`` passes): captures and joins read off the liberty labels.
+
+    ``taken``: :func:`_captures` of the move, if already computed.
+    """
+    board = tuple(w.u32(b) for b in w.constants(size)["board"])
+    target, placed, captured, joined = _captures(size, light, point) if taken is None else taken
+    own, opponent = _mine(light.turn, light.stones)
+    own_atari, opponent_atari = _mine(light.turn, light.atari)
+    empty = w.op(lambda b, o, t, p: b & ~(o | t | p), board, own, opponent, placed)
+    sides = [w.shift(placed, rows, cols, size) for rows, cols in _SIDES]
+    relievable = w.op(jnp.bitwise_and, w.neighbours(captured, size), own_atari)
+    survivors = w.op(lambda t, a: t & ~a, opponent, opponent_atari)
+    masks = w.op(lambda s, o, p, a: jnp.stack([s, s, s, s, o | p, a]), survivors, own, placed, own_atari)
+    frees = w.op(lambda e, k: jnp.stack([e, e, e, e, e | k, jnp.zeros_like(e)]), empty, captured)
+    seeds = w.op(lambda *ws: jnp.stack(ws), *sides, placed, relievable)
+    regions = w.op(jnp.bitwise_and, seeds, masks)
+    return _Work(target, placed, captured, joined, regions, masks, frees)
+
+
+def _captures(size: int, light: LightState, point: jax.Array) -> tuple[jax.Array, w.Words, w.Words, w.Words]:
+    """``(target, placed, captured, joined)`` of the move ``point``: the point (-1 for a pass),
+    its stone, the opponent chains it captures and the mover's chains in atari it joins."""
+    target = jnp.where(point >= size * size, -1, point)
+    own_atari, opponent_atari = _mine(light.turn, light.atari)
+    own_labels, opponent_labels = _mine(light.turn, light.labels)
+    captured = w.label_match(opponent_labels, opponent_atari, target, size)
+    joined = w.label_match(own_labels, own_atari, target, size)
+    return target, w.point_bits(target, size), captured, joined
+
+
+def _dilate(size: int, work: _Work) -> w.Words:
+    """The regions grown by one dilation inside their masks."""
+    return w.op(lambda r, n, m: (r | n) & m, work.regions, w.neighbours(work.regions, size), work.masks)
+
+
+def _decided(size: int, work: _Work) -> jax.Array:
+    """``bool[]``: whether every region is decided - it stops growing (it is its whole
+    chain) or has two liberties (enough to know its chain is not in atari)."""
+    around = w.neighbours(work.regions, size)
+    growing = w.any_set(w.op(lambda r, n, m: n & m & ~r, work.regions, around, work.masks))
+    return ~jnp.any(growing & (w.count(w.op(jnp.bitwise_and, around, work.frees)) < 2))
+
+
+class _Chains(NamedTuple):
+    """What the decided regions tell: ``chains`` (:data:`~gojax.search._words.Words` of ``[5]``) the
+    regions 0-4 whose chain is in atari, ``labelled`` (:data:`~gojax.search._words.Words` of
+    ``[5, L]``) their liberty's planes, ``single`` (``bool[]``) the move's chain
+    is one stone in atari."""
+
+    chains: w.Words
+    labelled: w.Words
+    single: jax.Array
+
+
+def _read(size: int, work: _Work) -> _Chains:
+    """Reads the decided regions: which chains are in atari, and on which liberty."""
+    planes = w.constants(size)["planes"]
+    five = tuple(r[..., :5] for r in work.regions)
+    liberties = w.op(jnp.bitwise_and, w.neighbours(five, size), tuple(f[..., :5] for f in work.frees))
+    in_atari = w.count(liberties) == 1  # [..., 5]
+    bits = jnp.stack(
+        [
+            functools.reduce(jnp.bitwise_or, [x & w.u32(plane[i]) for i, x in enumerate(liberties)]) != 0
+            for plane in planes
+        ],
+        axis=-1,
+    )  # [..., 5, L]: region k's liberty has bit b (one liberty, so any set bit tells)
+    chains = tuple(jnp.where(in_atari, r, jnp.uint32(0)) for r in five)
+    labelled = tuple(jnp.where(bits, ch[..., None], jnp.uint32(0)) for ch in chains)
+    single = in_atari[..., 4] & (w.count(tuple(r[..., 4] for r in five)) == 1)
+    return _Chains(chains, labelled, single)
+
+
+def _finish(size: int, light: LightState, work: _Work, read: _Chains) -> LightState:
+    """Ends the move: the new stones, chains in atari, their labels, the ko point."""
+    colour = light.turn
+    own, opponent = _mine(colour, light.stones)
+    own_atari, opponent_atari = _mine(colour, light.atari)
+    own_labels, opponent_labels = _mine(colour, light.labels)
+    chains, labelled, captured = read.chains, read.labelled, work.captured
+    relieved = w.op(lambda j, r: j | r[..., 5], work.joined, work.regions)
+    own_atari = w.op(lambda a, r, ch: (a & ~r) | ch[..., 4], own_atari, relieved, chains)
+    own_labels = w.op(
+        lambda lab, r, ch: (lab & ~r[..., None]) | ch[..., 4, :], own_labels, relieved, labelled
+    )
+    opponent_atari = w.op(
+        lambda a, k, ch: (a & ~k) | ch[..., 0] | ch[..., 1] | ch[..., 2] | ch[..., 3],
+        opponent_atari,
+        captured,
+        chains,
+    )
+    opponent_labels = w.op(
+        lambda lab, k, ch: (
+            (lab & ~k[..., None]) | ch[..., 0, :] | ch[..., 1, :] | ch[..., 2, :] | ch[..., 3, :]
+        ),
+        opponent_labels,
+        captured,
+        labelled,
+    )
+    ko = jnp.where(read.single & (w.count(captured) == 1), w.lowest_point(captured), -1)
+
+    def back(mine: w.Words, theirs: w.Words) -> w.Words:
+        return w.op(lambda m, t: jnp.where(colour == 0, jnp.stack([m, t]), jnp.stack([t, m])), mine, theirs)
+
+    return LightState(
+        stones=back(w.op(jnp.bitwise_or, own, work.placed), w.op(lambda t, k: t & ~k, opponent, captured)),
+        atari=back(own_atari, opponent_atari),
+        labels=back(own_labels, opponent_labels),
+        turn=1 - colour,
+        ko=ko.astype(jnp.int32),
+        passes=jnp.where(work.point < 0, light.passes + 1, 0),
+        moves=light.moves + 1,
+    )
+
+
+def light_play(size: int, light: LightState, point: jax.Array) -> LightState:
+    """Plays ``point`` (``int32[]``; ``P`` passes) in one game.
+
+    The point must be legal (:func:`light_moves`): the kernel does not check.
+    """
+    work = jax.lax.while_loop(
+        lambda job: ~_decided(size, job),
+        lambda job: job._replace(regions=_dilate(size, job)),
+        _prepare(size, light, point),
+    )
+    return _finish(size, light, work, _read(size, work))
+
+
+def light_owner(size: int, stones: jax.Array) -> jax.Array:
+    """``int32[P]`` from ``uint32[2, W]`` stones: the Tromp-Taylor owner, +1 black, -1 white, 0 neither."""
+    empty = jnp.asarray(bb.board_mask(size)) & ~(stones[0] | stones[1])
+    reach = bb.flood_fill(bb.neighbours(stones, size), empty[None], size)
+    black = stones[0] | (reach[0] & ~reach[1])
+    white = stones[1] | (reach[1] & ~reach[0])
+    return bb.to_points(black, size).astype(jnp.int32) - bb.to_points(white, size).astype(jnp.int32)
+
+
+def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
+    """``int32[]``: the point of ``playable`` of rank ``draw * count / 2**32`` (``points``, pass, if none)."""
+    total = w.count(playable)
+    uniform = (draw >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)
+    rank = jnp.floor(uniform * total.astype(jnp.float32)).astype(jnp.int32)
+    return jnp.where(total > 0, w.select_rank(playable, rank), points)
+
+
+def light_playouts(
+    config: GoConfig, limits: jax.Array, max_moves: int, lights: LightState, keys: jax.Array, rounds: int = 2
+) -> tuple[jax.Array, jax.Array, jax.Array, LightState]:
+    """``B`` random playouts, one from each of ``lights``, in one loop.
+
+    Each turn of the loop, a game either starts a move (picks it, reads its
+    captures and grows the chains next to it ``rounds`` dilations) or goes on
+    growing the chains of the move under way; the move is played once they
+    are decided. Every game does the same bounded work per turn: a game whose
+    move touches a long chain takes a few more turns instead of every game
+    waiting for it. Each phase is a ``lax.cond`` on whether any game needs
+    it, which also keeps XLA from recomputing a phase's results inside every
+    consumer.
+
+    Args:
+      config: the rules (board size and komi are read).
+      limits: ``int32[B]`` most moves of each playout (0 scores the start).
+      max_moves: a static bound on ``limits`` (one random ``uint32`` per move
+        is drawn up front).
+      lights: :class:`LightState` ``[B]``, the starts.
+      keys: ``[B]`` PRNG keys.
+      rounds: dilations per turn (speed only: the playouts are the same for
+        any value).
+
+    Returns:
+      ``(black_win, first, owner, final)``: ``float32[B]`` 1 if black wins by
+      area with komi, 1/2 for a draw, else 0; ``uint32[B, 2, W]`` the points
+      black, white played before the other colour did; ``int32[B, P]`` the
+      final owner of each point (+1 black, -1 white); the final states.
+    """
+    size, points = config.size, config.num_points
+    draws = jax.vmap(lambda key: jax.random.bits(key, (max_moves,), jnp.uint32))(keys)
+    batch = jnp.arange(draws.shape[0])
+
+    def phase(needed: jax.Array, fn, *args):
+        """``jax.vmap(fn)(*args)`` when ``needed``, else zeros of its shape."""
+        batched = jax.vmap(fn)
+        blank = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), jax.eval_shape(batched, *args))
+        return jax.lax.cond(needed, batched, lambda *_: blank, *args)
+
+    def select(flags: jax.Array, new, old):
+        return jax.tree.map(
+            lambda n, o: jnp.where(flags.reshape(flags.shape + (1,) * (n.ndim - 1)), n, o), new, old
+        )
+
+    def playing(games: LightState) -> jax.Array:
+        return (games.passes < 2) & (games.moves < limits)
+
+    def running(carry) -> jax.Array:
+        games, _, _, pending = carry
+        return jnp.any(pending | playing(games))
+
+    def turn(carry):
+        games, first, work, pending = carry
+        fresh = ~pending & playing(games)
+        start = jnp.any(fresh)
+        draw = draws[batch, jnp.minimum(games.moves, max_moves - 1)]
+        playable = phase(start, lambda g: light_moves(size, g)[1], games)
+        point = phase(start, lambda p, d: _pick(p, d, points), playable, draw)
+        taken = phase(start, lambda g, q: _captures(size, g, q), games, point)
+        work = select(fresh, phase(start, lambda g, t: _prepare(size, g, t[0], t), games, taken), work)
+        active = fresh | pending
+        for _ in range(rounds):
+            work = work._replace(regions=phase(jnp.any(active), lambda job: _dilate(size, job), work))
+        decided = active & jax.vmap(lambda job: _decided(size, job))(work)
+        any_decided = jnp.any(decided)
+        read = phase(any_decided, lambda job: _read(size, job), work)
+        played = phase(any_decided, lambda g, job, r: _finish(size, g, job, r), games, work, read)
+        seen = w.op(lambda f: f[:, 0] | f[:, 1], first)
+        mover = jnp.arange(2)[None, :] == games.turn[:, None]
+        fresh_bits = w.op(lambda p, s: (p & ~s)[:, None], work.placed, seen)
+        first = w.op(lambda f, b: jnp.where(decided[:, None] & mover, f | b, f), first, fresh_bits)
+        return select(decided, played, games), first, work, active & ~decided
+
+    blank = jax.vmap(lambda g: _prepare(size, g, jnp.int32(points)))(lights)
+    first = tuple(jnp.zeros((draws.shape[0], 2), jnp.uint32) for _ in lights.stones)
+    pending = jnp.zeros(draws.shape[0], jnp.bool_)
+    finals, first, _, _ = jax.lax.while_loop(running, turn, (lights, first, blank, pending))
+    owner = jax.vmap(lambda stones: light_owner(size, stones))(w.stacked(finals.stones))
+    margin = jnp.sum(owner, axis=-1).astype(jnp.float32) - jnp.float32(config.komi)
+    black_win = jnp.where(margin > 0, 1.0, jnp.where(margin < 0, 0.0, 0.5)).astype(jnp.float32)
+    return black_win, w.stacked(first), owner, finals
