@@ -4,6 +4,7 @@ Library functions are pure and never jit; host-side drivers (SGF replay, the
 GTP game, matches between players) call the compiled functions kept here::
 
     rules = compiled.rules(config)
+    state = rules.init()                         # jitted gojax.init
     state = rules.step(state, action)            # jitted gojax.step
     rules.legal(state)                           # bool[A]
     rules.area(state)                            # int32[2] black, white
@@ -29,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._core.rules import legal_action_mask, step
+from gojax._core.rules import init, legal_action_mask, step
 from gojax._core.scoring import area
 from gojax._core.types import GoConfig, GoState
 
@@ -86,6 +87,7 @@ class Rules:
 
     Attributes:
       config: the config they are compiled for.
+      init: ``init() -> state``: the empty board (:func:`gojax.init`).
       step: ``step(state, action) -> state`` (:func:`gojax.step`).
       legal: ``legal(state) -> bool[A]`` (:func:`gojax.legal_action_mask`).
       area: ``area(state) -> int32[2]`` black, white (:func:`gojax.area`).
@@ -95,6 +97,7 @@ class Rules:
     """
 
     config: GoConfig
+    init: Callable[[], GoState]
     step: Callable[[GoState, jax.Array], GoState]
     legal: Callable[[GoState], jax.Array]
     area: Callable[[GoState], jax.Array]
@@ -106,6 +109,7 @@ def rules(config: GoConfig) -> Rules:
     config = rules_config(config)
     return Rules(
         config=config,
+        init=jitted(init, config),
         step=jitted(step, config),
         legal=jitted(legal_action_mask, config),
         area=jitted(area, config),

@@ -23,7 +23,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._core.rules import init
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
 from gojax._host import compiled
 from gojax._host.diagram import from_board
@@ -66,7 +65,7 @@ class Game:
 
     def __init__(self, config: GoConfig, start: GoState | None = None):
         self.config = config
-        self.states: list[GoState] = [init(config) if start is None else start]
+        self.states: list[GoState] = [compiled.rules(config).init() if start is None else start]
         self.setup = None if start is None else board_of(config, start)
         self.first_player = 1 if start is None else int(start.turn) + 1
         self.handicap = 0

@@ -19,8 +19,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
+from gojax._host import compiled
 from gojax.gtp._players import SAFE, Searcher
 from gojax.gtp._spec import Level, PlayerSpec
 from gojax.search import SearchStats, TreeSearch, TreeSearchSettings
@@ -77,7 +77,9 @@ class TreeSearcher(Searcher):
             start = time.perf_counter()
             tree = TreeSearch(config, self.settings, seed=self.seed)
             tree.warm_up()
-            tree.set_root(init(config))  # the first real batch still compiled after warm_up: run one here
+            tree.set_root(
+                compiled.rules(config).init()
+            )  # the first real batch still compiled after warm_up: run one here
             tree.search(playouts=1)
             log.info(
                 "compiled the tree search for %dx%d in %.1f s",

@@ -44,7 +44,6 @@ import numpy as np
 
 from gojax._core import checks
 from gojax._core import guards as _guards
-from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
 from gojax.search._playout import evaluate_leaves
@@ -107,7 +106,7 @@ class TreeSearch:
         """Compiles every function a search runs (a timed search then never compiles)."""
         if self._warm:
             return
-        start = jax.device_get(init(self.config))
+        start = jax.device_get(compiled.rules(self.config).init())
         jax.block_until_ready(self._legal(start))
         jax.block_until_ready(self._priors(start))
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
