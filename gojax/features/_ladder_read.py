@@ -94,10 +94,10 @@ def _select(flags: jax.Array, boards: jax.Array) -> jax.Array:
     return bb.union(jnp.where(flags[:, None], boards, jnp.uint32(0)))
 
 
-def _fill(seeds, masks, frees, size: int, enough: int = 3):
+def _fill(seeds, masks, frees, size: int, enough=3):
     """The regions of ``seeds`` in ``masks`` (``uint32[K, W]`` each, broadcast), in one loop.
 
-    A region stops growing once it touches ``enough`` points of its ``frees``:
+    A region stops growing once it touches ``enough`` (``int`` or ``int[K]``) points of its ``frees``:
     it is then part of its chain only, but one with that many liberties. (A
     small loop of its own: the reads hold many fills, and this one compiles
     to a short program.)
@@ -125,9 +125,14 @@ def _attacker_move(size: int, position: Position, move: jax.Array):
     attacker = position.attacker | stone
     # The defender chains next to the move (those left with no liberty are captured) and the
     # move's own chain, in one fill (the captures only add liberties to the move's chain).
-    seeds = jnp.concatenate([_sides(stone, size) & position.defender, stone[None]])
+    # A side touching the runner starts as the whole runner (a complete chain: no growing
+    # along it). A defender chain needs one liberty to live, the move's chain two to be out
+    # of atari: the fills stop there.
+    sides = _sides(stone, size) & position.defender
+    sides = jnp.where(bb.any_set(sides & position.runner)[:, None], sides | position.runner, sides)
+    seeds = jnp.concatenate([sides, stone[None]])
     masks = jnp.stack([position.defender] * 4 + [attacker])
-    chains = _fill(seeds, masks, after[None], size)
+    chains = _fill(seeds, masks, after[None], size, jnp.array([1, 1, 1, 1, 2]))
     dead = bb.any_set(seeds[:4]) & (bb.count(bb.neighbours(chains[:4], size) & after) == 0)
     captured = _select(dead, chains[:4])
     defender = position.defender & ~captured
@@ -167,7 +172,8 @@ def _runner_move(size: int, position: Position, move: jax.Array):
     )
     masks = jnp.stack([atari, defender] + [position.attacker] * 4)
     frees = jnp.stack([jnp.zeros_like(empty)] + [before] * 5)
-    regions = _fill(seeds, masks, frees, size)
+    # The runner's count matters up to 3, an attacker chain's up to 2 (in atari or not).
+    regions = _fill(seeds, masks, frees, size, jnp.array([1, 3, 2, 2, 2, 2]))
     taken = regions[0]
     attacker = position.attacker & ~taken
     after = before | taken
