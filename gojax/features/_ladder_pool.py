@@ -26,7 +26,7 @@ from gojax.features import _ladder_read as _read
 
 __all__ = ["SLOTS", "pooled_reads"]
 
-SLOTS = 256  # reads run together; each chunk runs to its longest chase
+SLOTS = 128  # reads run together; each chunk runs to its longest chase
 
 
 def _pool(size: int, mode: str, stones, atari, board, attacker, ko, move, prey, active):
