@@ -107,10 +107,14 @@ def _fill(seeds, masks, frees, size: int, enough=3):
 
     def body(carry):
         region, _ = carry
+        # Two dilations a round, one liberty test: a region stops at most two dilations late,
+        # which is harmless (it stays inside its chain).
         around = bb.neighbours(region, size)
         grown = (region | around) & masks
+        around = bb.neighbours(grown, size)
+        more = (grown | around) & masks
         needs = bb.count(around & frees) < enough
-        return grown, jnp.any(bb.any_set(grown != region) & needs)
+        return more, jnp.any(bb.any_set(more != region) & needs)
 
     start = jnp.broadcast_to(seeds, shape) & masks
     return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
