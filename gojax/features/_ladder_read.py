@@ -46,7 +46,18 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 
-__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "advance", "max_rounds", "read", "start"]
+__all__ = [
+    "CAPTURED",
+    "ESCAPED",
+    "MODES",
+    "RUNNING",
+    "Position",
+    "advance",
+    "max_rounds",
+    "mode_code",
+    "read",
+    "start",
+]
 
 RUNNING, CAPTURED, ESCAPED = 0, 1, 2
 _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -240,29 +251,39 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     return _pick(afters, best), status
 
 
+MODES = ("capture", "extend", "defend")
+
+
 def _check_mode(mode: str) -> None:
-    if mode not in ("capture", "extend", "defend"):
+    if mode not in MODES:
         raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
 
 
-def advance(size: int, position: Position, mode: str, first_move, rounds):
+def mode_code(mode) -> jax.Array:
+    """``int32[...]``: a mode's index in :data:`MODES` (a name, or already the codes)."""
+    if isinstance(mode, str):
+        _check_mode(mode)
+        return jnp.int32(MODES.index(mode))
+    return jnp.asarray(mode, jnp.int32)
+
+
+def advance(size: int, position: Position, mode, first_move, rounds):
     """One round of the chase (round ``rounds``, ``int[]``, 0 the first): ``(position, status)``.
 
-    See :func:`read` for ``mode`` and ``first_move``; status :data:`RUNNING`
-    means the runner has exactly 2 liberties and the attacker is to move.
+    See :func:`read` for ``mode`` (a name, or its ``int32[]`` code, see
+    :func:`mode_code`) and ``first_move``; status :data:`RUNNING` means the
+    runner has exactly 2 liberties and the attacker is to move.
     """
-    _check_mode(mode)
+    code = mode_code(mode)
+    capture = code == MODES.index("capture")
     first = rounds == 0
     none = jnp.int32(-1)
     liberties = bb.neighbours(position.runner, size) & _empty(size, position)
     moves = bb.select_points(liberties, jnp.arange(2))
-    if mode == "capture":
-        moves = jnp.where(first, jnp.stack([jnp.asarray(first_move, jnp.int32), none]), moves)
-        skip = jnp.zeros((2,), jnp.bool_)
-    else:
-        moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
-        skip = jnp.stack([first, jnp.bool_(False)])
-    return _round(size, position, moves, skip, jnp.bool_(mode != "extend"))
+    opening = jnp.where(capture, jnp.asarray(first_move, jnp.int32), moves[0])
+    moves = jnp.where(first, jnp.stack([opening, none]), moves)
+    skip = jnp.stack([first & ~capture, jnp.bool_(False)])
+    return _round(size, position, moves, skip, code != MODES.index("extend"))
 
 
 def max_rounds(size: int) -> int:
