@@ -8,6 +8,7 @@ repeat. Compile time is ``lower().compile()``.
 
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 1024
     PYTHONPATH=. python experiments/feature_speed.py --size 9 --batch 1024 --presets alphago
+    PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --parts --presets alphago
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ PRESETS = {
     "katago": lambda config: lambda g, h: features.katago_planes(config, g, h),
 }
 
+# The pieces of the AlphaGo planes, each from the state alone (its own chain analysis).
+PARTS = {
+    "analysis": lambda config, g, h: (features.chains(config, g), features.move_outcomes(config, g)),
+    "ladder capture": lambda config, g, h: features.ladder_capture_plane(config, g),
+    "ladder escape": lambda config, g, h: features.ladder_escape_plane(config, g),
+}
+
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,6 +49,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--games", type=int, default=64, help="distinct whole games tiled into the batch")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument(
+        "--parts", action="store_true", help="also time the chain analysis and each ladder plane on its own"
+    )
     args = parser.parse_args(argv)
     config = gojax.GoConfig(size=args.size)
     engine = goenv_engine(args.size, observation=None)
@@ -49,6 +60,9 @@ def main(argv=None) -> None:
     game, history = tile._game, tile._history
     actions = sample_uniform(jax.random.PRNGKey(3), tile.legal_action_mask)
     candidates = {"step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions)}
+    if args.parts:
+        for name, part in PARTS.items():
+            candidates[name] = jax.vmap(functools.partial(part, config))
     for name in args.presets:
         candidates[name] = jax.vmap(PRESETS[name](config))
     runs = {}

@@ -244,6 +244,27 @@ def test_planes_match_a_plain_python_reader_on_random_boards():
     assert most_reads > 8, most_reads
 
 
+def test_alphago_preset_shares_one_pool_and_matches_the_reference():
+    # The preset reads both planes in one pool, batched over boards: the reads of every
+    # board and of both kinds mixed in one loop must still land on their own board and plane.
+    def ladder_channels(config, state):
+        out = F.alphago_planes(config, state, F.history_init(config, state))
+        return out[..., F.ALPHAGO_CHANNELS.ladder_capture], out[..., F.ALPHAGO_CHANNELS.ladder_escape]
+
+    grids = random_boards(2, 12, 9, density=(0.3, 0.6))
+    states = stack_states(gojax.from_board(CONFIG, grid, 1 + i % 2) for i, grid in enumerate(grids))
+    captures, escapes = jitted(ladder_channels, CONFIG, batched=True)(states)
+    seen = [0, 0]
+    for i, grid in enumerate(grids):
+        want_capture, want_escape, _ = ladder_reference.planes(grid, 1 + i % 2)
+        got_capture, got_escape = np.asarray(captures[i]) > 0, np.asarray(escapes[i]) > 0
+        np.testing.assert_array_equal(got_capture, want_capture, err_msg=f"capture, board {i}")
+        np.testing.assert_array_equal(got_escape, want_escape, err_msg=f"escape, board {i}")
+        seen[0] += int(want_capture.sum())
+        seen[1] += int(want_escape.sum())
+    assert seen[0] >= 2 and seen[1] >= 2, seen
+
+
 # --------------------------------------------------------------------------- single reads
 
 

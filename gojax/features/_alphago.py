@@ -156,8 +156,7 @@ def alphago_planes(
         at_legal(outcomes.capture_size),
         at_legal(outcomes.self_atari_size),
         at_legal(outcomes.liberties_after),
-        _ladder._capture_plane(config, state, analysis, legal, ladder_chunk),
-        _ladder._escape_plane(config, state, analysis, legal, ladder_chunk),
+        *_ladder._planes(config, state, analysis, legal),
         legal & ~_blocks.mover_eyes(config, state),
         _blocks.zeros(config, jnp.bool_),
     ]

@@ -30,6 +30,7 @@ from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _chains, _ladder
 from gojax.features import _ladder_pool as _pool
+from gojax.features import _ladder_read as _read
 
 __all__ = ["ladders"]
 
@@ -95,22 +96,24 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     ko = state.ko_point.astype(jnp.int32)
     # One liberty: the owner moves first; two: the attacker, on either liberty.
     first_ko = jnp.where(owner == turn, ko, -1)
-    escaped_not = _pool.pooled_reads(
-        size, "defend", state.stones, state.atari, 1 - owner, first_ko, chain, chain, to_escape
-    )
     twice = jnp.concatenate([chain, chain])
     attacker = jnp.concatenate([1 - owner, 1 - owner])
-    captured = _pool.pooled_reads(
+    # Both kinds of read share one pool: chains in atari first, then the two-liberty ones.
+    codes = jnp.concatenate(
+        [jnp.full((points,), _read.mode_code("defend")), jnp.full((2 * points,), _read.mode_code("capture"))]
+    )
+    read = _pool.pooled_reads(
         size,
-        "capture",
+        codes,
         state.stones,
         state.atari,
-        attacker,
-        jnp.where(attacker == turn, ko, -1),
-        jnp.concatenate([low, high]),
-        twice,
-        to_capture,
+        jnp.concatenate([1 - owner, attacker]),
+        jnp.concatenate([first_ko, jnp.where(attacker == turn, ko, -1)]),
+        jnp.concatenate([chain, low, high]),
+        jnp.concatenate([chain, twice]),
+        jnp.concatenate([to_escape, to_capture]),
     )
+    escaped_not, captured = read[:points], read[points:]
     by_low, by_high = captured[:points], captured[points:]
     laddered = caught_now | escaped_not | by_low | by_high
     stones = (colours != _chains._EMPTY) & _extend_bool(laddered)[labels]

@@ -126,20 +126,40 @@ def _check_chunk(chunk) -> None:
     checks.integer(chunk, "chunk", least=1)
 
 
-def _plane(config, state, candidates, prey_of, mode, legal):
-    """Reads every flagged (point, neighbour) candidate, pooled over the batch (``bool[N, N]``)."""
+def _reads(config, state, candidates, mode, legal):
+    """The pool's arguments for the flagged (point, neighbour) ``candidates`` (``bool[P, 4]``)."""
     points = config.num_points
-    flags = candidates.reshape(-1)  # bool[P * 4]
+    # The plane keeps legal moves only: the reads of the others are not made.
+    flags = (candidates & legal.reshape(points, 1)).reshape(-1)  # bool[P * 4]
     moves = jnp.arange(points * 4, dtype=jnp.int32) // 4
     turn = state.turn.astype(jnp.int32)
     attacker = jnp.full(flags.shape, turn if mode == "capture" else 1 - turn)
     ko = jnp.full(flags.shape, state.ko_point.astype(jnp.int32))
-    captured = _pool.pooled_reads(
-        config.size, mode, state.stones, state.atari, attacker, ko, moves, prey_of.reshape(-1), flags
-    )
+    codes = jnp.full(flags.shape, _read.mode_code(mode))
+    return codes, attacker, ko, moves, flags
+
+
+def _won(config, mode, moves, flags, captured, legal):
+    """``bool[N, N]``: the points of the reads the mover wins (``bool[T]`` each)."""
+    points = config.num_points
     won = captured if mode == "capture" else flags & ~captured
     plane = jnp.zeros((points + 1,), jnp.bool_).at[jnp.where(won, moves, points)].set(True)
     return plane[:points].reshape(config.size, config.size) & legal
+
+
+def _pooled(config, state, reads, prey):
+    """Every read of ``reads`` (tuples from :func:`_reads`), in one pool: ``bool[T]`` captured."""
+    codes, attacker, ko, moves, flags = (jnp.concatenate(parts) for parts in zip(*reads, strict=True))
+    return _pool.pooled_reads(
+        config.size, codes, state.stones, state.atari, attacker, ko, moves, jnp.concatenate(prey), flags
+    )
+
+
+def _plane(config, state, candidates, prey_of, mode, legal):
+    """Reads every flagged (point, neighbour) candidate, pooled over the batch (``bool[N, N]``)."""
+    reads = _reads(config, state, candidates, mode, legal)
+    captured = _pooled(config, state, [reads], [prey_of.reshape(-1)])
+    return _won(config, mode, reads[3], reads[4], captured, legal)
 
 
 def _extend_bool(x):
@@ -201,7 +221,8 @@ def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array
     return (analysis.colours == _chains._EMPTY)[:, None] & target & first
 
 
-def _capture_plane(config, state, analysis, legal, chunk):
+def _capture_candidates(config, analysis):
+    """``bool[P, 4]``: the capture reads worth making."""
     points = config.num_points
     candidates = _candidates(analysis, _chains._OPPONENT, 2, points)
     # Skip the reads that cannot be ladders. The attacker ataris at p; the runner (2
@@ -214,25 +235,49 @@ def _capture_plane(config, state, analysis, legal, chunk):
     other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
     runner = _chains._move_outcomes_of(config, _chains._for_opponent(analysis), captures=False)
     at_most = runner.liberties_after.reshape(-1)[jnp.clip(other, 0, points - 1)] - 1
-    candidates = candidates & (at_most <= 2)
-    if legal is None:
-        legal = _blocks.legal_plane(config, state)
-    return _plane(config, state, candidates, labels, "capture", legal)
+    return candidates & (at_most <= 2)
 
 
-def _escape_plane(config, state, analysis, legal, chunk):
+def _escape_candidates(config, analysis):
+    """``(bool[P, 4] reads to make, bool[N, N] escapes known without a read)``."""
     points = config.num_points
     candidates = _candidates(analysis, _chains._MOVER, 1, points)
     # The read starts with the extension on the liberty, whose result is already known
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
     after = _chains._move_outcomes_of(config, analysis).liberties_after.reshape(points, 1)
     escaped = jnp.any(candidates & (after >= 3), axis=1).reshape(config.size, config.size)
+    return candidates & (after == 2), escaped
 
+
+def _capture_plane(config, state, analysis, legal, chunk):
     if legal is None:
         legal = _blocks.legal_plane(config, state)
-    to_read = candidates & (after == 2)
+    candidates = _capture_candidates(config, analysis)
+    return _plane(config, state, candidates, analysis.neighbour_labels, "capture", legal)
+
+
+def _escape_plane(config, state, analysis, legal, chunk):
+    if legal is None:
+        legal = _blocks.legal_plane(config, state)
+    to_read, escaped = _escape_candidates(config, analysis)
     chased = _plane(config, state, to_read, analysis.neighbour_labels, "extend", legal)
     return chased | (escaped & legal)
+
+
+def _planes(config, state, analysis, legal):
+    """Both planes, ``(capture, escape)`` (``bool[N, N]`` each), their reads in one pool."""
+    capture = _capture_candidates(config, analysis)
+    to_read, escaped = _escape_candidates(config, analysis)
+    reads = [_reads(config, state, c, mode, legal) for c, mode in ((capture, "capture"), (to_read, "extend"))]
+    prey = analysis.neighbour_labels.reshape(-1)
+    captured = _pooled(config, state, reads, [prey, prey])
+    split = prey.shape[0]
+    parts = (captured[:split], captured[split:])
+    planes = [
+        _won(config, m, r[3], r[4], c, legal)
+        for r, m, c in zip(reads, ("capture", "extend"), parts, strict=True)
+    ]
+    return planes[0], planes[1] | (escaped & legal)
 
 
 def _liberty_ends(analysis, points: int):

@@ -26,10 +26,10 @@ from gojax.features import _ladder_read as _read
 
 __all__ = ["SLOTS", "pooled_reads"]
 
-SLOTS = 256  # reads run together; each chunk runs to its longest chase
+SLOTS = 128  # reads run together; each chunk runs to its longest chase
 
 
-def _pool(size: int, mode: str, stones, atari, board, attacker, ko, move, prey, active):
+def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, active):
     """``bool[T]``: whether each active task's runner is captured (False for inactive ones).
 
     ``SLOTS`` chases run side by side, one round per loop step; a slot whose
@@ -58,8 +58,8 @@ def _pool(size: int, mode: str, stones, atari, board, attacker, ko, move, prey, 
         rounds = jnp.where(take, 0, rounds)
         taken = taken + jnp.sum(take.astype(jnp.int32))
         running = status == _read.RUNNING
-        advanced, next_status = jax.vmap(lambda p, m, r: _read.advance(size, p, mode, m, r))(
-            position, move[task], rounds
+        advanced, next_status = jax.vmap(lambda p, c, m, r: _read.advance(size, p, c, m, r))(
+            position, mode[task], move[task], rounds
         )
         position = jax.tree.map(lambda new, old: _where(running, new, old), advanced, position)
         rounds = rounds + running.astype(jnp.int32)
@@ -90,37 +90,39 @@ def _where(flags, new, old):
 
 
 @functools.cache
-def _pooled(size: int, mode: str):
+def _pooled(size: int):
     @jax.custom_batching.custom_vmap
-    def pooled(stones, atari, board, attacker, ko, move, prey, active):
+    def pooled(stones, atari, board, mode, attacker, ko, move, prey, active):
         return _pool(size, mode, stones, atari, board, attacker, ko, move, prey, active)
 
     @pooled.def_vmap
-    def rule(axis_size, in_batched, stones, atari, board, attacker, ko, move, prey, active):
-        args = [stones, atari, board, attacker, ko, move, prey, active]
+    def rule(axis_size, in_batched, stones, atari, board, mode, attacker, ko, move, prey, active):
+        args = [stones, atari, board, mode, attacker, ko, move, prey, active]
         args = [
             x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
             for x, batched in zip(args, in_batched, strict=True)
         ]
-        stones, atari, board, attacker, ko, move, prey, active = args
+        stones, atari, board, mode, attacker, ko, move, prey, active = args
         games = stones.shape[1]
         board = board + (jnp.arange(axis_size, dtype=board.dtype) * games)[:, None]
 
         def flat(x):
             return x.reshape((-1, *x.shape[2:]))
 
-        out = pooled(*(flat(x) for x in (stones, atari, board, attacker, ko, move, prey, active)))
+        out = pooled(*(flat(x) for x in (stones, atari, board, mode, attacker, ko, move, prey, active)))
         return out.reshape(active.shape), True
 
     return pooled
 
 
-def pooled_reads(size: int, mode: str, stones, atari, attacker, ko, move, prey, active) -> jax.Array:
+def pooled_reads(size: int, mode, stones, atari, attacker, ko, move, prey, active) -> jax.Array:
     """Ladder reads of ONE game's tasks, pooled with the other games' under ``vmap``.
 
     Args:
       size: ``N``.
-      mode: ``"capture"``, ``"extend"`` or ``"defend"`` (see :func:`gojax.features._ladder_read.read`).
+      mode: ``"capture"``, ``"extend"`` or ``"defend"`` (see :func:`gojax.features._ladder_read.read`)
+        for every read, or ``int32[T]`` each read's (:func:`gojax.features._ladder_read.mode_code`):
+        reads of several kinds share one pool.
       stones: ``uint32[2, W]`` the game's stones, black then white.
       atari: ``uint32[2, W]`` its stones whose chain has one liberty, by colour.
       attacker: ``int32[T]`` the attacker's colour index (0 black, 1 white) of each read.
@@ -135,6 +137,15 @@ def pooled_reads(size: int, mode: str, stones, atari, attacker, ko, move, prey, 
     tasks = active.shape[0]
     board = jnp.zeros((tasks,), jnp.int32)
     as_int = functools.partial(jnp.asarray, dtype=jnp.int32)
-    return _pooled(size, mode)(
-        stones[None], atari[None], board, as_int(attacker), as_int(ko), as_int(move), as_int(prey), active
+    mode = jnp.broadcast_to(_read.mode_code(mode), (tasks,))
+    return _pooled(size)(
+        stones[None],
+        atari[None],
+        board,
+        mode,
+        as_int(attacker),
+        as_int(ko),
+        as_int(move),
+        as_int(prey),
+        active,
     )

@@ -46,7 +46,18 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 
-__all__ = ["CAPTURED", "ESCAPED", "RUNNING", "Position", "advance", "max_rounds", "read", "start"]
+__all__ = [
+    "CAPTURED",
+    "ESCAPED",
+    "MODES",
+    "RUNNING",
+    "Position",
+    "advance",
+    "max_rounds",
+    "mode_code",
+    "read",
+    "start",
+]
 
 RUNNING, CAPTURED, ESCAPED = 0, 1, 2
 _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -94,10 +105,10 @@ def _select(flags: jax.Array, boards: jax.Array) -> jax.Array:
     return bb.union(jnp.where(flags[:, None], boards, jnp.uint32(0)))
 
 
-def _fill(seeds, masks, frees, size: int, enough: int = 3):
+def _fill(seeds, masks, frees, size: int, enough=3):
     """The regions of ``seeds`` in ``masks`` (``uint32[K, W]`` each, broadcast), in one loop.
 
-    A region stops growing once it touches ``enough`` points of its ``frees``:
+    A region stops growing once it touches ``enough`` (``int`` or ``int[K]``) points of its ``frees``:
     it is then part of its chain only, but one with that many liberties. (A
     small loop of its own: the reads hold many fills, and this one compiles
     to a short program.)
@@ -107,10 +118,14 @@ def _fill(seeds, masks, frees, size: int, enough: int = 3):
 
     def body(carry):
         region, _ = carry
+        # Two dilations a round, one liberty test: a region stops at most two dilations late,
+        # which is harmless (it stays inside its chain).
         around = bb.neighbours(region, size)
         grown = (region | around) & masks
+        around = bb.neighbours(grown, size)
+        more = (grown | around) & masks
         needs = bb.count(around & frees) < enough
-        return grown, jnp.any(bb.any_set(grown != region) & needs)
+        return more, jnp.any(bb.any_set(more != region) & needs)
 
     start = jnp.broadcast_to(seeds, shape) & masks
     return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
@@ -125,9 +140,14 @@ def _attacker_move(size: int, position: Position, move: jax.Array):
     attacker = position.attacker | stone
     # The defender chains next to the move (those left with no liberty are captured) and the
     # move's own chain, in one fill (the captures only add liberties to the move's chain).
-    seeds = jnp.concatenate([_sides(stone, size) & position.defender, stone[None]])
+    # A side touching the runner starts as the whole runner (a complete chain: no growing
+    # along it). A defender chain needs one liberty to live, the move's chain two to be out
+    # of atari: the fills stop there.
+    sides = _sides(stone, size) & position.defender
+    sides = jnp.where(bb.any_set(sides & position.runner)[:, None], sides | position.runner, sides)
+    seeds = jnp.concatenate([sides, stone[None]])
     masks = jnp.stack([position.defender] * 4 + [attacker])
-    chains = _fill(seeds, masks, after[None], size)
+    chains = _fill(seeds, masks, after[None], size, jnp.array([1, 1, 1, 1, 2]))
     dead = bb.any_set(seeds[:4]) & (bb.count(bb.neighbours(chains[:4], size) & after) == 0)
     captured = _select(dead, chains[:4])
     defender = position.defender & ~captured
@@ -167,7 +187,8 @@ def _runner_move(size: int, position: Position, move: jax.Array):
     )
     masks = jnp.stack([atari, defender] + [position.attacker] * 4)
     frees = jnp.stack([jnp.zeros_like(empty)] + [before] * 5)
-    regions = _fill(seeds, masks, frees, size)
+    # The runner's count matters up to 3, an attacker chain's up to 2 (in atari or not).
+    regions = _fill(seeds, masks, frees, size, jnp.array([1, 3, 2, 2, 2, 2]))
     taken = regions[0]
     attacker = position.attacker & ~taken
     after = before | taken
@@ -230,29 +251,39 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     return _pick(afters, best), status
 
 
+MODES = ("capture", "extend", "defend")
+
+
 def _check_mode(mode: str) -> None:
-    if mode not in ("capture", "extend", "defend"):
+    if mode not in MODES:
         raise ValueError(f"mode must be 'capture', 'extend' or 'defend', got {mode!r}")
 
 
-def advance(size: int, position: Position, mode: str, first_move, rounds):
+def mode_code(mode) -> jax.Array:
+    """``int32[...]``: a mode's index in :data:`MODES` (a name, or already the codes)."""
+    if isinstance(mode, str):
+        _check_mode(mode)
+        return jnp.int32(MODES.index(mode))
+    return jnp.asarray(mode, jnp.int32)
+
+
+def advance(size: int, position: Position, mode, first_move, rounds):
     """One round of the chase (round ``rounds``, ``int[]``, 0 the first): ``(position, status)``.
 
-    See :func:`read` for ``mode`` and ``first_move``; status :data:`RUNNING`
-    means the runner has exactly 2 liberties and the attacker is to move.
+    See :func:`read` for ``mode`` (a name, or its ``int32[]`` code, see
+    :func:`mode_code`) and ``first_move``; status :data:`RUNNING` means the
+    runner has exactly 2 liberties and the attacker is to move.
     """
-    _check_mode(mode)
+    code = mode_code(mode)
+    capture = code == MODES.index("capture")
     first = rounds == 0
     none = jnp.int32(-1)
     liberties = bb.neighbours(position.runner, size) & _empty(size, position)
     moves = bb.select_points(liberties, jnp.arange(2))
-    if mode == "capture":
-        moves = jnp.where(first, jnp.stack([jnp.asarray(first_move, jnp.int32), none]), moves)
-        skip = jnp.zeros((2,), jnp.bool_)
-    else:
-        moves = jnp.where(first, jnp.stack([moves[0], none]), moves)
-        skip = jnp.stack([first, jnp.bool_(False)])
-    return _round(size, position, moves, skip, jnp.bool_(mode != "extend"))
+    opening = jnp.where(capture, jnp.asarray(first_move, jnp.int32), moves[0])
+    moves = jnp.where(first, jnp.stack([opening, none]), moves)
+    skip = jnp.stack([first & ~capture, jnp.bool_(False)])
+    return _round(size, position, moves, skip, code != MODES.index("extend"))
 
 
 def max_rounds(size: int) -> int:
