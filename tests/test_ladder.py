@@ -244,6 +244,26 @@ def test_planes_match_a_plain_python_reader_on_random_boards():
     assert most_reads > 8, most_reads
 
 
+# Black (4,4)-(4,5) in atari at (4,6), next to white (3,4)-(3,5) in atari at (3,6).
+# Extending at (4,6) leaves (3,6), (5,6); white ataris at (3,6), saving its two stones,
+# and the ladder runs down to the corner: captured. Capturing at (3,6) first would give
+# black (3,4), (3,5), (4,6): out. The escape plane is about the extension only.
+CAPTURE_FIRST = {
+    2: ". . . . X X . . .",
+    3: ". . . X O O . . .",
+    4: ". . . O X X . O .",
+    5: ". . . . O O . . .",
+}
+
+
+def test_the_escape_plane_reads_the_extension_not_a_capture_first():
+    grid = np.asarray(gojax.parse_board(board(CAPTURE_FIRST), 9))
+    prey = 4 * 9 + 4
+    assert ladder_reference.read(grid, prey, "extend") == "captured"
+    assert ladder_reference.read(grid, prey, "defend") == "escaped"
+    assert points_of(plane("ladder_escape_plane", board(CAPTURE_FIRST), gojax.BLACK)) == set()
+
+
 def test_alphago_preset_shares_one_pool_and_matches_the_reference():
     # The preset reads both planes in one pool, batched over boards: the reads of every
     # board and of both kinds mixed in one loop must still land on their own board and plane.
@@ -251,7 +271,11 @@ def test_alphago_preset_shares_one_pool_and_matches_the_reference():
         out = F.alphago_planes(config, state, F.history_init(config, state))
         return out[..., F.ALPHAGO_CHANNELS.ladder_capture], out[..., F.ALPHAGO_CHANNELS.ladder_escape]
 
-    grids = random_boards(2, 12, 9, density=(0.3, 0.6))
+    # Twelve random boards, then CAPTURE_FIRST (black to move, as board 12 is).
+    grids = [
+        *random_boards(2, 12, 9, density=(0.3, 0.6)),
+        np.asarray(gojax.parse_board(board(CAPTURE_FIRST), 9)),
+    ]
     states = stack_states(gojax.from_board(CONFIG, grid, 1 + i % 2) for i, grid in enumerate(grids))
     captures, escapes = jitted(ladder_channels, CONFIG, batched=True)(states)
     seen = [0, 0]
