@@ -43,7 +43,7 @@ from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
-from gojax.search._light import light_playouts, light_state
+from gojax.search._light import light_owner, light_playouts, light_state
 from gojax.search._prior import point_priors
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
@@ -93,13 +93,7 @@ def to_playout_state(config: GoConfig, state: GoState) -> GoState:
 
 def ownership(config: GoConfig, state: GoState) -> jax.Array:
     """``float32[P]``: Tromp-Taylor owner of each point, +1 black, -1 white, 0 neither."""
-    size = config.size
-    stones = state.stones
-    empty = jnp.asarray(bb.board_mask(size)) & ~(stones[0] | stones[1])
-    reach = bb.flood_fill(bb.neighbours(stones, size), empty[None], size)
-    black = stones[0] | (reach[0] & ~reach[1])
-    white = stones[1] | (reach[1] & ~reach[0])
-    return bb.to_points(black, size).astype(jnp.float32) - bb.to_points(white, size).astype(jnp.float32)
+    return light_owner(config.size, state.stones).astype(jnp.float32)
 
 
 def _one_playout(config: GoConfig, policy_name: str, playout_moves: int, state: GoState, key: jax.Array):
