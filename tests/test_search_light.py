@@ -134,3 +134,15 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds):
     assert owner[moves].sum() - config.komi == pytest.approx(margin)
     assert black_win[moves] == (1.0 if margin > 0 else 0.0 if margin < 0 else 0.5)
     np.testing.assert_array_equal(bb.to_points(first[moves], size), played_first)
+
+
+def test_playout_ownership_counts_the_area_of_each_colour():
+    # The owner map that scores the gojax.step playouts: its +1 / -1 counts are the area.
+    from gojax.search._playout import ownership
+
+    config = gojax.GoConfig(size=5)
+    state = gojax.from_ascii(config, ". X O . .\nX X O . .\n. X O O .\nX X X O O\n. . X O .", gojax.BLACK)
+    owner = np.asarray(ownership(config, state))
+    black, white = (int(v) for v in np.asarray(gojax.area(config, state)))
+    assert (int((owner == 1).sum()), int((owner == -1).sum())) == (black, white)
+    assert black > 0 and white > 0 and (owner == 0).sum() == 25 - black - white
