@@ -146,6 +146,29 @@ def test_the_search_moves_within_the_clock_and_keeps_its_tree(engine):
     assert again.playouts > 1  # the subtree below the two moves played was kept
 
 
+def test_loading_the_search_is_part_of_the_move_time(tree_searcher_5x5, monkeypatch):
+    # The clock advances 10 ms a look, and loading the tree search (first use) takes 0.6 s of it,
+    # then 5 s: the move's budget of 1 s counts from the call, with a tenth kept for the search.
+    searcher, config = tree_searcher_5x5, gojax.GoConfig(size=SIZE)
+    ticks = [0.0]
+
+    def now():
+        ticks[0] += 0.01
+        return ticks[0]
+
+    load = searcher.tree
+    for loading, most in ((0.6, 0.4), (5.0, 0.1)):
+
+        def slow(config, seconds=loading):
+            ticks[0] += seconds
+            return load(config)
+
+        monkeypatch.setattr(searcher, "tree", slow)
+        monkeypatch.setattr(searcher, "now", now)
+        stats = searcher.search(config, gojax.init(config), 1.0)
+        assert 0.5 * most <= stats.seconds <= most, (loading, stats.seconds)
+
+
 def test_a_missing_dependency_stops_the_start(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "mctx", None)
     assert main(["--size", "5", "--player", "uct", "--no-compile-cache"]) == 2

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -33,6 +34,7 @@ import numpy as np
 from gojax._core.rules import init, legal_action_mask, step
 from gojax._core.scoring import area
 from gojax._core.types import GoConfig, GoState
+from gojax._host import executables
 
 __all__ = ["Rules", "jitted", "rules", "rules_config", "same_rules", "score"]
 
@@ -44,19 +46,31 @@ def _cached_jit(function: Callable, args: tuple, kwargs: tuple) -> Callable:
     return jax.jit(functools.partial(function, *args, **dict(kwargs)))
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _cached_stored(function: Callable, args: tuple, kwargs: tuple, root: Path) -> Callable:
+    config = next((a for a in args if isinstance(a, GoConfig)), None)
+    what = (function.__module__, function.__qualname__, args, kwargs)
+    return executables.Stored(config, what, functools.partial(function, *args, **dict(kwargs)))
+
+
 def jitted(function: Callable, *args, **kwargs) -> Callable:
     """``jax.jit(functools.partial(function, *args, **kwargs))``, cached per distinct arguments.
 
     The static arguments are compared by hash and equality (frozen
     dataclasses by value, functions by identity); the last 64 are kept.
     Arguments that cannot be hashed get a fresh compiled function every call.
+    While a host tool keeps compiled executables on disk
+    (:func:`gojax._host.executables.directory`), the function is an
+    :class:`~gojax._host.executables.Stored` instead: loaded, not traced, on
+    the next start.
     """
     key = tuple(sorted(kwargs.items()))
     try:
         hash((function, args, key))
     except TypeError:
         return jax.jit(functools.partial(function, *args, **kwargs))
-    return _cached_jit(function, args, key)
+    root = executables.directory()
+    return _cached_jit(function, args, key) if root is None else _cached_stored(function, args, key, root)
 
 
 def rules_config(config: GoConfig) -> GoConfig:

@@ -9,10 +9,11 @@ keeps both across processes, in one directory:
   the players) is stored after its compile and loaded instead of compiled the
   next time. Set with a low threshold (:data:`MIN_COMPILE_SECONDS`) so that the
   engine's small functions are kept too.
-* **Compiled players** (``players/`` inside it): the executable of each
-  player level, serialized with :mod:`jax.experimental.serialize_executable`
-  after its first compile and loaded by the next process, which then skips the
-  tracing as well. A file is keyed by the versions of JAX and jaxlib, the
+* **Compiled executables** (``executables/`` inside it): the executable of
+  each player level and of the tree search's playouts, serialized with
+  :mod:`jax.experimental.serialize_executable` after its first compile and
+  loaded by the next process, which then skips the tracing as well
+  (:mod:`gojax._host.executables`). A file is keyed by the versions of JAX and jaxlib, the
   backend, a digest of gojax's source files, the rules and the player, and the
   argument shapes; players that close over data their description does not
   show (a network's parameters: a ``lambda`` or a local function) are not
@@ -30,22 +31,15 @@ runs code, so it must not be writable by other users.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
 import os
-import pickle
-import re
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import jax
-import jaxlib
-import numpy as np
 
 from gojax._core.types import GoConfig
-from gojax._host.atomic import atomic_write_bytes
+from gojax._host import executables
 
 __all__ = [
     "ENV_VAR",
@@ -62,8 +56,6 @@ log = logging.getLogger("gojax.gtp")
 ENV_VAR = "GOJAX_COMPILE_CACHE"
 MIN_COMPILE_SECONDS = 0.1  # jitted functions compiling faster than this are not written to JAX's cache
 _OFF = frozenset({"", "0", "off", "none", "no", "false"})
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-_UNSTABLE = ("<lambda>", "<locals>")
 _state: dict[str, Path | None] = {"directory": None}
 
 
@@ -108,19 +100,21 @@ def enable(directory: str | os.PathLike | None) -> Path | None:
 
     Sets ``jax_compilation_cache_dir``, ``jax_persistent_cache_min_compile_time_secs``
     (:data:`MIN_COMPILE_SECONDS`) and ``jax_persistent_cache_min_entry_size_bytes``
-    (0: any size), and stores compiled players in ``directory/players``. Call it
+    (0: any size), and stores compiled executables in ``directory/executables``. Call it
     before the first compile. A directory that cannot be created leaves the
     cache off (with a warning in the log).
     """
     if directory is None:
         _state["directory"] = None
+        executables.use_directory(None)
         return None
     path = Path(directory).expanduser().resolve()
     try:
-        (path / "players").mkdir(parents=True, exist_ok=True)
+        executables.use_directory(path / "executables")
     except OSError as error:
         log.warning("compilation cache off: cannot create %s: %s", path, error)
         _state["directory"] = None
+        executables.use_directory(None)
         return None
     jax.config.update("jax_compilation_cache_dir", str(path))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECONDS)
@@ -135,64 +129,6 @@ def enabled_directory() -> Path | None:
     return _state["directory"]
 
 
-@functools.cache
-def _source_digest() -> str:
-    """SHA-256 of gojax's Python sources (paths and contents): a new version means new keys."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _describe(player: object) -> str | None:
-    """A description of ``player`` that is the same in every process, or ``None`` if there is none."""
-    text = _ADDRESS.sub("", repr(player))
-    return None if any(mark in text for mark in _UNSTABLE) else text
-
-
-def _key(config: GoConfig, player: object, args: tuple) -> str | None:
-    described = _describe(player)
-    if described is None:
-        return None
-    leaves, tree = jax.tree.flatten(args)
-    shapes = [(np.shape(x), str(getattr(x, "dtype", None) or np.asarray(x).dtype)) for x in leaves]
-    device = jax.devices()[0]
-    parts = (
-        jax.__version__,
-        jaxlib.__version__,
-        device.platform,
-        device.device_kind,
-        _source_digest(),
-        repr(config),
-        described,
-        str(tree),
-        repr(shapes),
-    )
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:40]
-
-
-def _load(path: Path) -> Callable | None:
-    from jax.experimental import serialize_executable
-
-    try:
-        blob, in_tree, out_tree = pickle.loads(path.read_bytes())
-        return serialize_executable.deserialize_and_load(blob, in_tree, out_tree)
-    except Exception as error:  # an old or damaged file: compile again
-        log.warning("cannot load the compiled player %s (%s); compiling it again", path.name, error)
-        return None
-
-
-def _store(path: Path, compiled) -> None:
-    from jax.experimental import serialize_executable
-
-    try:
-        atomic_write_bytes(path, pickle.dumps(serialize_executable.serialize(compiled)))
-    except Exception as error:  # not serializable (constants, a backend without it) or disk trouble
-        log.info("compiled player not stored in the cache: %s: %s", type(error).__name__, error)
-
-
 def compile_player(config: GoConfig, player: object, function: Callable, args: tuple) -> Callable:
     """``jax.jit(function).lower(*args).compile()``, loaded from the cache when it holds it.
 
@@ -205,16 +141,4 @@ def compile_player(config: GoConfig, player: object, function: Callable, args: t
     Returns:
       The compiled function (a :class:`jax.stages.Compiled`).
     """
-    directory = enabled_directory()
-    key = None if directory is None else _key(config, player, args)
-    path = None if key is None or directory is None else directory / "players" / f"{key}.pkl"
-    if path is not None and path.exists():
-        start = time.perf_counter()
-        loaded = _load(path)
-        if loaded is not None:
-            log.info("loaded a compiled player from the cache in %.2f s", time.perf_counter() - start)
-            return loaded
-    compiled = jax.jit(function).lower(*args).compile()
-    if path is not None:
-        _store(path, compiled)
-    return compiled
+    return executables.compile_ahead(config, player, function, args)

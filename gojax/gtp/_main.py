@@ -169,7 +169,7 @@ class _StderrHandler(logging.StreamHandler):
 
 
 def _configure_logging(level: str) -> None:
-    logger = logging.getLogger("gojax.gtp")
+    logger = logging.getLogger("gojax")  # the engine's own log and the compiled executables' store
     logger.setLevel(level)
     if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
         handler = _StderrHandler(sys.stderr)

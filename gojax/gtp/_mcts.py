@@ -29,6 +29,7 @@ __all__ = ["TreeSearcher", "describe"]
 
 log = logging.getLogger("gojax.gtp")
 _KEEP = 2  # trees kept (the last rules configs searched)
+_LEAST_SHARE = 0.1  # of a budget that a first search spends loading the tree search
 
 
 def _no_function(config: GoConfig):
@@ -123,14 +124,20 @@ class TreeSearcher(Searcher):
         Args:
           config, state: the rules and one game's position.
           budget: seconds (``None``: ``seconds_per_move``, or ``playouts`` /
-            the spec's ``simulations`` playouts when that is ``None`` too).
+            the spec's ``simulations`` playouts when that is ``None`` too),
+            counted from the call: a first search that loads or compiles the
+            tree search has that much less to search (at least a tenth of the
+            budget).
           playouts: a playout budget (alone, or with ``budget``, whichever ends first).
           should_stop, on_progress, progress_every: passed to
             :meth:`gojax.search.TreeSearch.search`.
         """
+        began = self.now()
         tree = self.tree(config)
         tree.set_root(state)
         seconds = budget if budget is not None else (None if playouts is not None else self.seconds_per_move)
+        if seconds is not None:  # loading the search on first use is part of the move's time
+            seconds = max(seconds - (self.now() - began), _LEAST_SHARE * seconds)
         if seconds is None and playouts is None:
             playouts = self.playouts
         if on_progress is None and self.progress is not None:
