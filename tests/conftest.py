@@ -16,6 +16,14 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
   :func:`sgfmill_grid`, :func:`sgf_moves`, :func:`needs`.
 
+**One JAX compilation cache per checkout.** The test processes (both xdist
+workers, and every subprocess they start: the GTP engine, training, the
+notebook) share JAX's persistent compilation cache in
+``.pytest_cache/d/jax-compilation`` (:func:`pytest_configure`), so a function
+compiled by one of them is loaded by the others. A test that needs JAX
+without it drops ``JAX_COMPILATION_CACHE_DIR`` from its subprocess's
+environment.
+
 **No silent skips in CI.** When the environment variable ``CI`` is ``true``, a
 test (or a test module) that skips is reported as a failure, unless its skip
 reason matches an entry of :data:`EXPECTED_SKIPS`. So a CI run without GNU Go,
@@ -72,6 +80,25 @@ def _fail_unexpected_skip(report: Any) -> None:
     report.outcome = "failed"
     report.longrepr = (
         f"skipped under CI=true, which allows only the skips in tests/conftest.py EXPECTED_SKIPS: {reason}"
+    )
+
+
+JAX_CACHE_MIN_COMPILE_SECONDS = "0.3"
+"""Compiles shorter than this are not written to the shared cache (loading costs too)."""
+
+
+def pytest_configure(config):
+    """Points every test process at one JAX compilation cache (see the module docstring)."""
+    cache = getattr(config, "cache", None)
+    if cache is None or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return
+    directory = str(cache.mkdir("jax-compilation"))
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = directory  # the subprocesses
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", JAX_CACHE_MIN_COMPILE_SECONDS)
+    jax.config.update("jax_compilation_cache_dir", directory)  # this process
+    jax.config.update(
+        "jax_persistent_cache_min_compile_time_secs",
+        float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]),
     )
 
 

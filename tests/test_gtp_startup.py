@@ -65,6 +65,7 @@ def test_resolve_order():
 def test_importing_gojax_turns_no_cache_on():
     # A fresh interpreter: other tests of this process may run the engine's main(), which turns it on.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)  # the test session's own cache (tests/conftest.py)
     code = "import gojax, gojax.gtp, jax; print(repr(jax.config.jax_compilation_cache_dir))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -421,7 +421,7 @@ def test_training_modules_stay_small_and_private_names_stay_home():
 
 def _env(tmp_path: Path, devices: int | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    env["JAX_COMPILATION_CACHE_DIR"] = str(tmp_path / "jax_cache")
+    env.setdefault("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "jax_cache"))  # conftest sets a shared one
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
     env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
     env["JAX_PLATFORMS"] = "cpu"
