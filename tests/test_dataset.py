@@ -352,6 +352,45 @@ def test_history_observation_replays_the_board_history(folder):
     assert checked > 20
 
 
+def test_katago_observation_keeps_its_global_features(folder, tmp_path):
+    """The registry's (planes, globals) preset: both stored per position, as the preset gives them."""
+    data = ds.build_dataset(folder, 5, observation="katago", games_per_call=4)
+    config = gojax.GoConfig(size=5)
+    spec = features.observation("katago")
+    observe = jax.jit(lambda state, hist: spec(config, state, hist))
+    advance = jax.jit(
+        lambda state, hist, action: (lambda s: (s, features.history_push(config, hist, s)))(
+            gojax.step(config, state, action)
+        )
+    )
+    assert data.globals is not None and data.globals.dtype == np.float32
+    assert data.globals.shape[0] == len(data) and data.features.shape[0] == len(data)
+    checked = 0
+    for game_id, name in enumerate(data.names):  # one position at a time, without the builder's scan
+        record = gojax.sgf.read_sgf(name)
+        state = _gojax_positions(record)[0]
+        hist = features.history_init(config, state)
+        for row, (_, action) in zip(np.flatnonzero(data.game_ids == game_id), record.moves, strict=True):
+            planes, extra = observe(state, hist)
+            np.testing.assert_array_equal(data.features[row], np.asarray(planes), f"{name} {row}")
+            np.testing.assert_allclose(data.globals[row], np.asarray(extra), err_msg=f"{name} {row}")
+            state, hist = advance(state, hist, action)
+            checked += 1
+    assert checked == len(data) and np.unique(data.globals, axis=0).shape[0] > 1
+    again = ds.MoveDataset.load(data.save(tmp_path / "katago.npz"))
+    np.testing.assert_array_equal(again.globals, data.globals)
+    assert "globals=" in repr(again)
+    train, held = data.split(held_out=0.5, seed=1)
+    for part in (train, held):
+        rows = np.flatnonzero(np.isin(data.game_ids, np.unique(part.game_ids)))
+        np.testing.assert_array_equal(part.globals, data.globals[rows])
+    (batch,) = ds.batches(data, len(data), seed=2)
+    np.testing.assert_array_equal(np.asarray(batch.globals), data.globals[np.asarray(batch.indices)])
+    plain = ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4)
+    assert plain.globals is None and ds.MoveDataset.load(plain.save(tmp_path / "b.npz")).globals is None
+    assert next(ds.batches(plain, 4)).globals is None
+
+
 def test_basic_observation_needs_no_flax(tmp_path):
     """With flax (and so gojax.alphazero) unimportable, "basic" is still the same 15 planes."""
     import subprocess

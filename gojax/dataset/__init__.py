@@ -23,7 +23,10 @@ A sample is the position **before** a move of a real game and what happened:
 * ``legal`` ``bool[M, A]``: gojax's legal moves there (for masking logits and
   the "uniform legal move" baseline);
 * ``game_ids`` ``int32[M]`` (an index into ``names``) and ``move_numbers``
-  ``int32[M]`` (0 for the first move).
+  ``int32[M]`` (0 for the first move);
+* ``globals`` ``float32[M, G]``: for an observation that gives
+  ``(planes, globals)`` (``observation="katago"``), its global features
+  (``None`` otherwise); batches carry them as ``batch.globals``.
 
 Games are replayed in a batch of ``games_per_call`` games at a time with one
 jit-compiled ``lax.scan`` over chunks of 64 moves (compiled once per board
@@ -72,6 +75,9 @@ class Batch(NamedTuple):
       legal: ``bool[B, A]`` legal moves (moved by the symmetry).
       symmetries: ``int32[B]`` the symmetry applied to each sample (0 = none).
       indices: ``int32[B]`` the samples' positions in the dataset.
+      globals: ``float32[B, G]`` the global features of an observation that
+        has them (the KataGo preset; a symmetry leaves them as they are), else
+        ``None``.
     """
 
     planes: jax.Array
@@ -80,6 +86,7 @@ class Batch(NamedTuple):
     legal: jax.Array
     symmetries: jax.Array
     indices: jax.Array
+    globals: jax.Array | None = None
 
 
 def augment_batch(config: GoConfig, symmetries, planes, actions, legal):
@@ -162,5 +169,6 @@ def batches(
                 legal=jnp.asarray(legal),
                 symmetries=jnp.asarray(ks),
                 indices=jnp.asarray(index, jnp.int32),
+                globals=None if dataset.globals is None else jnp.asarray(dataset.globals[index]),
             )
         epoch += 1

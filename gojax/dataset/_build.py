@@ -110,11 +110,13 @@ def _check_moves(record, config: GoConfig) -> tuple[int, str | None]:
 
 @functools.cache
 def _runner(config: GoConfig, spec: ObservationSpec):
-    """``jit(vmap(run))``: ``run((state, hist), actions[C], valid[C]) -> (carry, (planes[C], legal[C]))``.
+    """``jit(vmap(run))``: ``run((state, hist), actions[C], valid[C])`` is
+    ``(carry, (planes[C], globals[C], legal[C]))``.
 
     ``hist`` is a :class:`~gojax.features.BoardHistory` when ``spec`` reads
     one, else ``None``. Binary planes leave the device as ``uint8``, others as
-    ``float32``.
+    ``float32``; ``globals`` (``float32``) is ``None`` unless the observation
+    gives ``(planes, globals)``, as the KataGo preset does.
     """
     dtype = jnp.uint8 if spec.binary else jnp.float32
 
@@ -122,18 +124,29 @@ def _runner(config: GoConfig, spec: ObservationSpec):
         def body(carry, inputs):
             state, hist = carry
             action, ok = inputs
-            planes = jnp.asarray(spec(config, state, hist), dtype)
+            planes, extra = _split(spec(config, state, hist))
+            planes = jnp.asarray(planes, dtype)
+            extra = None if extra is None else jnp.asarray(extra, jnp.float32)
             legal = legal_action_mask(config, state)
             played = step(config, state, action)
             state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), played, state)
             if hist is not None:
                 pushed = history_push(config, hist, state)
                 hist = jax.tree.map(lambda new, old: jnp.where(ok, new, old), pushed, hist)
-            return (state, hist), (planes, legal)
+            return (state, hist), (planes, extra, legal)
 
         return jax.lax.scan(body, carry, (actions, valid))
 
     return jax.jit(jax.vmap(run))
+
+
+def _split(observed) -> tuple:
+    """``(planes, globals)`` of an observation (``globals`` ``None`` for planes alone)."""
+    if isinstance(observed, tuple):
+        if len(observed) != 2:
+            raise ValueError(f"an observation gives planes or (planes, globals), got {len(observed)} arrays")
+        return observed
+    return observed, None
 
 
 def _compact(planes: np.ndarray) -> np.ndarray:
@@ -277,7 +290,7 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
     empty = init(config)
     names: list[str] = []  # of the games kept, in game-id order
     parts: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("features", "actions", "values", "legal", "ids", "moves")
+        k: [] for k in ("features", "globals", "actions", "values", "legal", "ids", "moves")
     }
     channels = None
     for begin in range(0, len(playable), games_per_call):
@@ -293,10 +306,10 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
         starts += [empty] * (games_per_call - len(group))
         state = jax.tree.map(lambda *leaves: jnp.stack(leaves), *starts)
         hist = jax.vmap(functools.partial(history_init, config))(state) if spec.needs_history else None
-        planes_chunks, legal_chunks = [], []
+        planes_chunks, globals_chunks, legal_chunks = [], [], []
         for offset in range(0, length, _CHUNK):
             window = slice(offset, offset + _CHUNK)
-            (state, hist), (planes, legal) = run((state, hist), actions[:, window], valid[:, window])
+            (state, hist), (planes, extra, legal) = run((state, hist), actions[:, window], valid[:, window])
             if channels is None:
                 if planes.ndim != 5 or planes.shape[2:4] != (size, size):
                     raise ValueError(
@@ -305,8 +318,11 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
                     )
                 channels = planes.shape[-1]
             planes_chunks.append(_compact(np.asarray(planes)))
+            if extra is not None:
+                globals_chunks.append(np.asarray(extra))
             legal_chunks.append(np.asarray(legal))
         all_planes = _concat_planes(planes_chunks, axis=1)
+        all_globals = np.concatenate(globals_chunks, axis=1) if globals_chunks else None
         all_legal = np.concatenate(legal_chunks, axis=1)
         refused = np.asarray(state.illegal_move)
         for row, (record, played, _) in enumerate(group):
@@ -325,6 +341,8 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
             if winner == EMPTY:
                 values[:] = 0.0
             parts["features"].append(all_planes[row, :played])
+            if all_globals is not None:
+                parts["globals"].append(all_globals[row, :played])
             parts["legal"].append(all_legal[row, :played])
             parts["actions"].append(actions[row, :played])
             parts["values"].append(values)
@@ -344,6 +362,7 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
         board_size=size,
         observe_name=spec.name,
         skipped=tuple(skipped),
+        globals=np.concatenate(parts["globals"]) if parts["globals"] else None,
     )
 
 

@@ -31,6 +31,9 @@ class MoveDataset:
       board_size: ``N``.
       observe_name: the observation's name in ``gojax.features.OBSERVATIONS``.
       skipped: ``(name, reason)`` of every game left out.
+      globals: ``float32[M, G]`` the global features of each position, for an
+        observation that gives ``(planes, globals)`` (the KataGo preset);
+        ``None`` for planes alone.
     """
 
     features: np.ndarray
@@ -43,6 +46,7 @@ class MoveDataset:
     board_size: int
     observe_name: str
     skipped: tuple[tuple[str, str], ...] = ()
+    globals: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -58,10 +62,12 @@ class MoveDataset:
 
     def __repr__(self) -> str:
         other = sum(reason.startswith("board ") for _, reason in self.skipped)
+        extra = "" if self.globals is None else f"globals={self.globals.shape[-1]}, "
         skipped = f"{other} other size, {len(self.skipped) - other} refused or unreadable"
         return (
             f"MoveDataset({self.board_size}x{self.board_size}, games={self.num_games}, samples={len(self)}, "
-            f"channels={self.num_channels} ({self.features.dtype}), observe={self.observe_name}, "
+            f"channels={self.num_channels} ({self.features.dtype}), "
+            f"{extra}observe={self.observe_name}, "
             f"skipped={len(self.skipped)}: {skipped})"
         )
 
@@ -76,6 +82,7 @@ class MoveDataset:
             legal=self.legal[keep],
             game_ids=self.game_ids[keep],
             move_numbers=self.move_numbers[keep],
+            globals=None if self.globals is None else self.globals[keep],
         )
 
     def split(self, held_out: float = 0.1, seed: int = 0) -> tuple[MoveDataset, MoveDataset]:
@@ -102,18 +109,20 @@ class MoveDataset:
         """Writes the dataset to an ``.npz`` file atomically (temporary file, then ``os.replace``)."""
         path = Path(path)
         buffer = io.BytesIO()
-        np.savez(
-            buffer,
-            features=self.features,
-            actions=self.actions,
-            values=self.values,
-            legal=self.legal,
-            game_ids=self.game_ids,
-            move_numbers=self.move_numbers,
-            names=np.array(self.names, dtype=str),
-            skipped=np.array(self.skipped, dtype=str).reshape(-1, 2),
-            meta=np.array([str(FORMAT), str(self.board_size), self.observe_name, key]),
-        )
+        arrays = {
+            "features": self.features,
+            "actions": self.actions,
+            "values": self.values,
+            "legal": self.legal,
+            "game_ids": self.game_ids,
+            "move_numbers": self.move_numbers,
+            "names": np.array(self.names, dtype=str),
+            "skipped": np.array(self.skipped, dtype=str).reshape(-1, 2),
+            "meta": np.array([str(FORMAT), str(self.board_size), self.observe_name, key]),
+        }
+        if self.globals is not None:
+            arrays["globals"] = self.globals
+        np.savez(buffer, allow_pickle=False, **arrays)
         return atomic_write_bytes(path, buffer.getvalue())
 
     @classmethod
@@ -143,6 +152,7 @@ def load_with_key(path: Path) -> tuple[MoveDataset, str]:
                 board_size=int(meta[1]),
                 observe_name=meta[2],
                 skipped=tuple((str(a), str(b)) for a, b in data["skipped"]),
+                globals=data["globals"] if "globals" in data.files else None,
             )
     except (OSError, KeyError, IndexError, EOFError, ValueError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a gojax dataset file ({error})") from None
