@@ -32,6 +32,7 @@ from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
 from gojax.gtp._protocol import parse_command
 from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec, missing_modules
+from gojax.search import TreeSearchSettings
 
 __all__ = ["build_parser", "engine_arguments", "main"]
 
@@ -82,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=ROLLOUTS,
         default="random",
         help="UCT / Monte-Carlo playout policy",
+    )
+    player.add_argument(
+        "--playout-policy",
+        default=None,
+        metavar="POLICY",
+        help="mcts: the tree search's playout policy, light, heavy, random or heuristic "
+        "(default: gojax.search.TreeSearchSettings' default)",
     )
     player.add_argument("--checkpoint", default=None, help="AlphaZero checkpoint (--player az)")
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
@@ -143,6 +151,10 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
 
         search = alphazero.SearchSettings(algorithm=args.algorithm).for_play()
+    if args.playout_policy is not None:
+        if args.player != "mcts":
+            raise ValueError(f"--playout-policy is for --player mcts, not {args.player!r}")
+        search = TreeSearchSettings(playout_policy=args.playout_policy)
     player = PlayerSpec(
         kind=args.player,
         simulations=args.simulations,

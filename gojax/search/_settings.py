@@ -8,7 +8,7 @@ from gojax._core import checks
 
 __all__ = ["TreeSearchSettings"]
 
-_POLICIES = ("light", "random", "heuristic")
+_POLICIES = ("light", "heavy", "random", "heuristic")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,8 +25,12 @@ class TreeSearchSettings:
       playouts_per_leaf: ``M``, playouts run from each leaf (1..4096).
       playout_policy: ``"light"`` (uniform, own eyes never filled, on the
         light bitboard kernel of :mod:`gojax.search._light`: the fastest),
-        ``"random"`` (the same policy on ``gojax.step``) or ``"heuristic"``
-        (capture, escape atari, avoid self-atari, on ``gojax.step``).
+        ``"heavy"`` (on the same kernel, MoGo-style priorities of
+        :mod:`gojax.search._heavy`: answer a capture or atari escape next to
+        the last move, then any capture or escape, then a random move that is
+        no self-atari), ``"random"`` (the light policy on ``gojax.step``) or
+        ``"heuristic"`` (capture, escape atari, avoid self-atari, on
+        ``gojax.step``: slow).
       playout_moves: most moves of one playout; ``None`` for ``3 * P``. A
         playout stopped there is scored by area as it stands.
       rave_equivalence: ``k`` of MoGo's RAVE weight
