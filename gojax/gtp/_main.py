@@ -25,6 +25,7 @@ import os
 import queue
 import sys
 import threading
+from typing import Any
 
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
 from gojax.gtp._analysis import STREAMING
@@ -146,7 +147,7 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
     rules = GoConfig(
         size=args.size, komi=args.komi, ko_rule=args.ko_rule, suicide=args.suicide, max_moves=args.max_moves
     )
-    search = None
+    search: Any = None  # the player's settings: alphazero.SearchSettings or TreeSearchSettings
     if args.player == "az":
         from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
 

@@ -54,7 +54,8 @@ from gojax._core import bitboard as bb
 from gojax._core.types import GoConfig, GoState
 from gojax.search import _words as w
 
-__all__ = ["LightState", "light_moves", "light_owner", "light_play", "light_playouts", "light_state"]
+__all__ = ["LightState", "light_move", "light_moves", "light_owner", "light_play", "light_playouts"]
+__all__ += ["light_state"]
 
 _SIDES = ((0, 1), (0, -1), (1, 0), (-1, 0))
 _DIAGONALS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -304,7 +305,7 @@ def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
     return jnp.where(total > 0, w.select_rank(playable, rank), points)
 
 
-def _uniform(size: int, light: LightState, draw: jax.Array) -> jax.Array:
+def light_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
     """``int32[]``: a playable point picked uniformly by the ``uint32[]`` ``draw``, or pass ``P``."""
     return _pick(light_moves(size, light)[1], draw, size * size)
 
@@ -316,7 +317,7 @@ def light_playouts(
     lights: LightState,
     keys: jax.Array,
     rounds: int = 2,
-    choose: Chooser = _uniform,
+    choose: Chooser = light_move,
 ) -> tuple[jax.Array, jax.Array, jax.Array, LightState]:
     """``B`` random playouts, one from each of ``lights``, in one loop.
 

@@ -46,7 +46,7 @@ from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
 from gojax.search._heavy import heavy_move
-from gojax.search._light import light_owner, light_playouts, light_state
+from gojax.search._light import light_move, light_owner, light_playouts, light_state
 from gojax.search._prior import point_priors
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
@@ -170,9 +170,9 @@ def evaluate_leaves(
         room = jnp.int32(config.move_cap) - children.move_number
         limits = jnp.where(children.terminated | children.truncated, 0, jnp.minimum(playout_moves, room))
         limits = jnp.repeat(limits.astype(jnp.int32), playouts_per_leaf)
-        choose = {"heavy": {"choose": heavy_move}}.get(policy_name, {})
+        choose = heavy_move if policy_name == "heavy" else light_move
         black_win, first_bits, owner, _ = light_playouts(
-            config, limits, playout_moves, lights, keys, **choose
+            config, limits, playout_moves, lights, keys, 2, choose
         )
         played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
         played = played.reshape(count, playouts_per_leaf, 2, points)
