@@ -62,16 +62,16 @@ CAPTURES = """
 
 
 def test_a_capture_is_always_chosen():
-    heavy, uniform, (answer, urgent, _, playable) = _choices(CAPTURES)
+    heavy, uniform, (answer, _, urgent, _, playable) = _choices(CAPTURES)
     assert heavy == {10, 30}  # both captures, and nothing else
     assert urgent == {10, 30} and answer == set()
     assert len(uniform) > 10 and {10, 30} < playable
 
 
 def test_the_capture_next_to_the_last_move_comes_first():
-    heavy, _, (answer, urgent, _, _) = _choices(CAPTURES, last=37)  # white just played (5,2)
+    heavy, _, (answer, _, urgent, _, _) = _choices(CAPTURES, last=37)  # white just played (5,2)
     assert heavy == {30} and answer == {30} and urgent == {10, 30}
-    heavy, _, (answer, _, _, _) = _choices(CAPTURES, last=9)  # white just played (1,2), next to (2,3)
+    heavy, _, (answer, _, _, _, _) = _choices(CAPTURES, last=9)  # white just played (1,2), next to (2,3)
     assert heavy == {10} and answer == {10}
 
 
@@ -87,10 +87,10 @@ ESCAPE = """
 
 
 def test_an_atari_escape_to_more_liberties_is_always_chosen():
-    heavy, uniform, (answer, urgent, _, _) = _choices(ESCAPE, last=18)  # white just played (2,4)
+    heavy, uniform, (answer, _, urgent, _, _) = _choices(ESCAPE, last=18)  # white just played (2,4)
     assert heavy == {24} and answer == {24} and urgent == {24}
     assert len(uniform) > 10
-    heavy, _, (answer, urgent, _, _) = _choices(ESCAPE)  # no last move: still the escape, from tier 2
+    heavy, _, (answer, _, urgent, _, _) = _choices(ESCAPE)  # no last move: still the escape, from tier 2
     assert heavy == {24} and answer == set()
 
 
@@ -106,7 +106,7 @@ SELF_ATARI = """
 
 
 def test_a_self_atari_is_never_chosen_while_another_move_is_left():
-    heavy, uniform, (_, urgent, quiet, playable) = _choices(SELF_ATARI, last=3)
+    heavy, uniform, (_, _, urgent, quiet, playable) = _choices(SELF_ATARI, last=-1)
     grid = np.array([row.split() for row in SELF_ATARI.strip().splitlines()]).reshape(-1)
     self_ataris = {
         p
@@ -117,6 +117,27 @@ def test_a_self_atari_is_never_chosen_while_another_move_is_left():
     assert self_ataris < playable and quiet == playable - self_ataris and urgent == set()
     assert not heavy & self_ataris and len(heavy) > 10
     assert uniform & self_ataris  # the light policy does play them
+
+
+HANE = """
+. . . . . . .
+. . . . . . .
+. . . X . . .
+. . . O . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+"""  # white (3,3) = 24 just attached to black (2,3): black's hane and extension points answer it
+
+
+def test_a_pattern_next_to_the_last_move_is_chosen_when_there_is_no_capture_or_escape():
+    heavy, uniform, (answer, pattern, urgent, _, _) = _choices(HANE, last=24)
+    around = {r * 7 + c for r in (2, 3, 4) for c in (2, 3, 4)}
+    assert answer == urgent == set() and pattern and pattern <= around - {17, 24}
+    assert {23, 25} <= pattern  # the hanes (3,2), (3,4) under the black stone
+    assert heavy == pattern and len(uniform) > 10
+    heavy, _, (_, pattern, _, _, _) = _choices(HANE)  # no last move: no pattern tier
+    assert pattern == set() and len(heavy) > 10
 
 
 BAD_ESCAPE = """
@@ -131,8 +152,8 @@ BAD_ESCAPE = """
 
 
 def test_an_escape_into_atari_is_no_escape():
-    heavy, _, (answer, urgent, quiet, playable) = _choices(BAD_ESCAPE, last=23)
-    assert 24 in playable and answer == urgent == set() and 24 not in quiet
+    heavy, _, (answer, pattern, urgent, quiet, playable) = _choices(BAD_ESCAPE, last=23)
+    assert 24 in playable and answer == urgent == set() and 24 not in quiet | pattern
     assert 24 not in heavy and len(heavy) > 10
 
 
@@ -146,8 +167,8 @@ O O O . .
 
 
 def test_with_only_self_ataris_left_a_playable_point_is_still_played():
-    heavy, _, (answer, urgent, quiet, playable) = _choices(ONLY_SELF_ATARIS)
-    assert playable == {0, 1, 12, 13, 23, 24} and not (answer | urgent | quiet)
+    heavy, _, (answer, pattern, urgent, quiet, playable) = _choices(ONLY_SELF_ATARIS)
+    assert playable == {0, 1, 12, 13, 23, 24} and not (answer | pattern | urgent | quiet)
     assert heavy == playable  # never a pass (25)
 
 

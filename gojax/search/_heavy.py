@@ -10,7 +10,11 @@ points of the first non-empty **tier** (:func:`heavy_tiers`):
    neighbourhood, diagonals included; the chain is followed two steps from
    there, which finds the liberty of every chain of up to three stones in a
    row and most larger ones).
-2. **Capture or escape anywhere**: a *capture* fills the liberty of an
+2. **A pattern next to the last move**: an empty point among the last move's
+   eight neighbours where one of MoGo's 3x3 patterns (hane, cut, edge;
+   :mod:`gojax.search._patterns`) matches, and that tier 4 keeps (no
+   self-atari).
+3. **Capture or escape anywhere**: a *capture* fills the liberty of an
    opponent chain in atari (a chain in atari has one liberty, so
    ``empty & neighbours(opponent_atari)`` is exactly those liberties); an
    *escape* fills the liberty of one of the mover's chains in atari where
@@ -18,13 +22,13 @@ points of the first non-empty **tier** (:func:`heavy_tiers`):
    mover not in atari (an approximation of "the extended chain has two
    liberties": the empty neighbours may be the other chain's only spare
    liberty).
-3. **No self-atari**: the playable points minus those whose new stone has at
+4. **No self-atari**: the playable points minus those whose new stone has at
    most one empty neighbour, captures nothing and touches no chain of the
    mover that is not in atari (a single stone, or a chain of the mover in
    atari grown by one stone, left with one liberty or none). Such moves are
    dropped even where they would be good (a throw-in).
-4. **Any playable point** (:func:`gojax.search._light.light_moves`): the
-   fallback when tier 3 is empty; with no playable point the player passes.
+5. **Any playable point** (:func:`gojax.search._light.light_moves`): the
+   fallback when tier 4 is empty; with no playable point the player passes.
 
 Every tier is a subset of the playable points (empty, not the ko point, no
 suicide, not an own one-point eye), so a heavy playout plays only what a light
@@ -43,6 +47,7 @@ import jax.numpy as jnp
 
 from gojax.search import _words as w
 from gojax.search._light import LightState, _mine, _pick, light_moves
+from gojax.search._patterns import pattern_points
 
 __all__ = ["HeavyTiers", "heavy_move", "heavy_tiers"]
 
@@ -55,12 +60,14 @@ class HeavyTiers(NamedTuple):
 
     Attributes:
       answer: captures and escapes of the chains in atari next to the last move.
+      pattern: the points of ``quiet`` next to the last move where a 3x3 pattern matches.
       urgent: captures and escapes anywhere.
       quiet: the playable points that are no self-atari.
       playable: the playable points.
     """
 
     answer: w.Words
+    pattern: w.Words
     urgent: w.Words
     quiet: w.Words
     playable: w.Words
@@ -104,7 +111,11 @@ def heavy_tiers(size: int, light: LightState) -> HeavyTiers:
     answer = w.op(lambda c, e, t, k: (c & k) | (e & t), captures, escapes, threatened, takeable)
     urgent = w.op(lambda c, e: c | e, captures, escapes)
     quiet = w.op(lambda p, x, c: p & (x | c), playable, extends, captures)
-    return HeavyTiers(answer, urgent, quiet, playable)
+    black, white = (tuple(word[c] for word in light.stones) for c in range(2))
+    last = w.point_bits(light.last, size)
+    matches = pattern_points(size, black, white)
+    pattern = w.op(lambda m, q, n, t: m & q & n & ~t, matches, quiet, near, last)
+    return HeavyTiers(answer, pattern, urgent, quiet, playable)
 
 
 def heavy_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
@@ -117,7 +128,7 @@ def heavy_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
     """
     tiers = heavy_tiers(size, light)
     chosen = tiers.playable
-    for tier in (tiers.quiet, tiers.urgent, tiers.answer):
+    for tier in (tiers.quiet, tiers.urgent, tiers.pattern, tiers.answer):
         found = w.any_set(tier)
         chosen = w.op(lambda t, c, found=found: jnp.where(found, t, c), tier, chosen)
     return _pick(chosen, draw, size * size)
