@@ -24,9 +24,9 @@ One call of :func:`evaluate_leaves` does the device work of one batch step of
 The playout policy, chosen by name: ``"light"`` (the default), uniformly
 random playouts (own one-point eyes never filled, suicide never played) on
 the bitboard-only kernel of :mod:`gojax.search._light`, several times faster
-than ``gojax.step``; ``"heavy"``, MoGo-style priorities (answer the last move's
-captures and atari escapes, then any, then no self-atari) on the same kernel
-(:mod:`gojax.search._heavy`); ``"random"``, the same policy
+than ``gojax.step``; ``"heavy"``, MoGo-style priorities (the last move's
+captures and atari escapes, 3x3 patterns next to it, any capture or escape,
+no self-atari) on the same kernel (:mod:`gojax.search._heavy`); ``"random"``, the same policy
 (:data:`gojax.players.random_playout_policy`) on ``gojax.step``; or
 ``"heuristic"`` (:data:`gojax.players.heuristic_playout_policy`: capture,
 escape atari, avoid self-atari) on ``gojax.step``.

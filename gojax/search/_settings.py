@@ -26,9 +26,9 @@ class TreeSearchSettings:
       playout_policy: ``"light"`` (uniform, own eyes never filled, on the
         light bitboard kernel of :mod:`gojax.search._light`: the fastest),
         ``"heavy"`` (on the same kernel, MoGo-style priorities of
-        :mod:`gojax.search._heavy`: answer a capture or atari escape next to
-        the last move, then any capture or escape, then a random move that is
-        no self-atari), ``"random"`` (the light policy on ``gojax.step``) or
+        :mod:`gojax.search._heavy`: a capture or atari escape next to the last
+        move, then a 3x3 pattern next to it, then any capture or escape, then
+        a random move that is no self-atari), ``"random"`` (the light policy on ``gojax.step``) or
         ``"heuristic"`` (capture, escape atari, avoid self-atari, on
         ``gojax.step``: slow).
       playout_moves: most moves of one playout; ``None`` for ``3 * P``. A
