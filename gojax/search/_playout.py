@@ -21,10 +21,10 @@ One call of :func:`evaluate_leaves` does the device work of one batch step of
    at that point and how many of those it won (the AMAF counts of Gelly &
    Silver 2007), and the final ownership.
 
-The playout policy, chosen by name: ``"light"`` (the default), uniformly
+The playout policy, chosen by name: ``"light"``, uniformly
 random playouts (own one-point eyes never filled, suicide never played) on
 the bitboard-only kernel of :mod:`gojax.search._light`, several times faster
-than ``gojax.step``; ``"heavy"``, MoGo-style priorities (the last move's
+than ``gojax.step``; ``"heavy"`` (the default), MoGo-style priorities (the last move's
 captures and atari escapes, 3x3 patterns next to it, any capture or escape,
 no self-atari) on the same kernel (:mod:`gojax.search._heavy`); ``"random"``, the same policy
 (:data:`gojax.players.random_playout_policy`) on ``gojax.step``; or
