@@ -11,9 +11,10 @@ Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
 * ``leaf batch``: the compiled batch step of :class:`gojax.search.TreeSearch`
   alone (``K`` expansions + ``K * M`` playouts under the simple ko rule) from
   the empty board; playouts/s. One row per playout policy of ``--policies``:
-  ``random`` runs the playouts on ``gojax.step``, ``light`` (the search's
-  default) the same random policy on the light kernel of
-  ``gojax/search/_light.py``.
+  ``random`` runs the playouts on ``gojax.step``, ``light`` the same random
+  policy on the light kernel of ``gojax/search/_light.py``, ``heavy`` the
+  MoGo-style priorities of ``gojax/search/_heavy.py`` on that kernel,
+  ``heuristic`` the heuristic policy on ``gojax.step``.
 * ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
   host tree included; playouts/s as ``stats.playouts / stats.seconds``.
 
@@ -25,6 +26,8 @@ From the repository root::
 
     PYTHONPATH=. python experiments/playout_rate.py --quick
     PYTHONPATH=. python experiments/playout_rate.py --repeats 3 --seconds 2 --shapes 32x8,32x32
+    PYTHONPATH=. python experiments/playout_rate.py --repeats 3 --seconds 2 --shapes 32x32 \
+        --policies light,heavy
 
 Prints a Markdown table and writes ``<out>/playout_rate.csv`` (``--out``,
 default ``experiments/results``).
@@ -93,7 +96,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="budget of each timed search")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shapes", default="32x8,64x8,16x32", help="K x M of the search rows")
-    parser.add_argument("--policies", default="random,light", help="playout policies of the search rows")
+    parser.add_argument(
+        "--policies", default="random,light", help="playout policies: random, light, heavy, heuristic"
+    )
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()

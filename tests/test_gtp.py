@@ -684,6 +684,19 @@ def test_engine_arguments_from_the_command_line():
     assert (rules, player, options) == (gojax.GoConfig(size=19), PlayerSpec(), EngineOptions())
 
 
+def test_the_tree_search_playout_policy_from_the_command_line():
+    from gojax.gtp._main import build_parser, engine_arguments
+    from gojax.search import TreeSearchSettings
+
+    for policy in ("heavy", "light"):
+        _, player, _ = engine_arguments(build_parser().parse_args(["--playout-policy", policy]))
+        assert player.search == TreeSearchSettings(playout_policy=policy)
+    with pytest.raises(ValueError, match="'smart'"):
+        engine_arguments(build_parser().parse_args(["--playout-policy", "smart"]))
+    with pytest.raises(ValueError, match="--player mcts, not 'uct'"):
+        engine_arguments(build_parser().parse_args(["--player", "uct", "--playout-policy", "heavy"]))
+
+
 def test_engine_keeps_its_rules_across_boardsize():
     engine = gtp.GTPEngine(gojax.GoConfig(size=5, ko_rule="situational", suicide=True), PlayerSpec("random"))
     assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True, max_moves=100)

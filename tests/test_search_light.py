@@ -3,13 +3,15 @@
 * Random games (uniform over gojax's legal points, own eyes included, so that
   captures, snapbacks and kos come often) step the engine (``gojax.step``,
   simple ko, no suicide) and the light kernel side by side; after every move
-  the stones, the chains in atari, their liberty labels and the ko point must
-  be equal, and the light kernel's legal points must be gojax's legal mask,
+  the stones, the chains in atari, their liberty labels, the ko point and the
+  last move must be equal, and the light kernel's legal points must be gojax's legal mask,
   its playable points that mask minus :func:`gojax.players.own_eyes`.
 * Whole light playouts are replayed on the engine: the playouts of one key
   cut after 0, 1, 2, ... moves differ by one move each, which must be legal
   and not an own eye for the engine, reach the same board, and end with the
-  engine's area score and the right first-play (AMAF) points.
+  engine's area score and the right first-play (AMAF) points. A heavy
+  playout (:mod:`gojax.search._heavy`) is replayed the same way, each move
+  also in the first non-empty tier of the engine's position.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pytest
 import gojax
 from gojax._core import bitboard as bb
 from gojax.players import own_eyes
-from gojax.search import _light
+from gojax.search import _heavy, _light
 from gojax.search import _words as words
 
 
@@ -66,6 +68,7 @@ def _side_by_side(config: gojax.GoConfig, games: int, moves: int, seed: int):
                 "ko": light.ko == state.ko_point,
                 "turn": light.turn == state.turn,
                 "passes": light.passes == state.passes,
+                "last": light.last == jnp.where(state.last_move < points, state.last_move, -1),
             }
             return (state, light), ({name: ok | ~alive for name, ok in checks.items()}, seen)
 
@@ -92,21 +95,32 @@ def test_moves_match_the_engine_move_for_move(size, games, moves):
     np.testing.assert_allclose(margin, np.asarray(jax.vmap(functools.partial(gojax.score, config))(finals)))
 
 
-def _replay(config: gojax.GoConfig, limit: int, seed: int, rounds: int):
-    """One light playout cut after 0..limit moves (one key): the outputs, batched over the cut."""
+def _replay(config: gojax.GoConfig, limit: int, seed: int, rounds: int, policy: str = "light"):
+    """One light-kernel playout cut after 0..limit moves (one key): the outputs, batched over the cut."""
     start = _light.light_state(config, gojax.init(config))
     lights = jax.tree.map(lambda x: jnp.broadcast_to(x, (limit + 1, *x.shape)), start)
     keys = jnp.broadcast_to(jax.random.key(seed), (limit + 1,))
-    run = jax.jit(functools.partial(_light.light_playouts, config, max_moves=limit, rounds=rounds))
+    choose = {"choose": _heavy.heavy_move} if policy == "heavy" else {}
+    run = jax.jit(functools.partial(_light.light_playouts, config, max_moves=limit, rounds=rounds, **choose))
     return run(jnp.arange(limit + 1, dtype=jnp.int32), lights=lights, keys=keys)
 
 
-@pytest.mark.parametrize("size, limit, rounds", [(5, 60, 1), (14, 12, 2)])
-def test_a_light_playout_replays_on_the_engine(size, limit, rounds):
-    """With one dilation a turn, moves whose chains take several turns to decide resume correctly."""
+@pytest.mark.parametrize(
+    "size, limit, rounds, policy", [(5, 60, 1, "light"), (14, 12, 2, "light"), (7, 90, 1, "heavy")]
+)
+def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy):
+    """With one dilation a turn, moves whose chains take several turns to decide resume correctly.
+
+    A heavy playout's move must also lie in the first non-empty tier of
+    :func:`gojax.search._heavy.heavy_tiers` read from the engine's position.
+    """
     config = gojax.GoConfig(size=size, komi=2.5, ko_rule="simple")
     points = config.num_points
-    black_win, first, owner, finals = jax.device_get(_replay(config, limit, seed=3, rounds=rounds))
+    black_win, first, owner, finals = jax.device_get(_replay(config, limit, 3, rounds, policy))
+    tiers = jax.jit(
+        lambda s: [words.stacked(t) for t in _heavy.heavy_tiers(size, _light.light_state(config, s))]
+    )
+    reached = np.zeros(5, int)  # moves chosen from each tier
     stones = np.asarray(words.stacked(finals.stones))  # [limit + 1, 2, W]
     step = jax.jit(functools.partial(gojax.step, config))
     legal_mask = jax.jit(functools.partial(gojax.legal_action_mask, config))
@@ -123,6 +137,11 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds):
         if action < points:
             allowed = np.asarray(legal_mask(state))[:points] & ~np.asarray(eyes(state))
             assert allowed[action], f"move {k}: {action} is not a playable point"
+            if policy == "heavy":
+                sets = [bb.to_points(t, size) for t in jax.device_get(tiers(state))]
+                tier = next(i for i, t in enumerate(sets) if t.any())
+                assert sets[tier][action], f"move {k}: {action} is not in the first non-empty tier {tier}"
+                reached[tier] += 1
             if not played_first[1 - mover, action]:
                 played_first[mover, action] = True
         else:
@@ -134,6 +153,8 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds):
     assert owner[moves].sum() - config.komi == pytest.approx(margin)
     assert black_win[moves] == (1.0 if margin > 0 else 0.0 if margin < 0 else 0.5)
     np.testing.assert_array_equal(bb.to_points(first[moves], size), played_first)
+    if policy == "heavy":  # the playout went through the captures and escapes, and the quiet moves
+        assert reached[0] + reached[2] >= 3 and reached[1] >= 3 and reached[3] >= 20, reached
 
 
 def test_playout_ownership_counts_the_area_of_each_colour():

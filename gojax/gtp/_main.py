@@ -25,6 +25,7 @@ import os
 import queue
 import sys
 import threading
+from typing import Any
 
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
 from gojax.gtp._analysis import STREAMING
@@ -32,6 +33,7 @@ from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
 from gojax.gtp._protocol import parse_command
 from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec, missing_modules
+from gojax.search import TreeSearchSettings
 
 __all__ = ["build_parser", "engine_arguments", "main"]
 
@@ -82,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=ROLLOUTS,
         default="random",
         help="UCT / Monte-Carlo playout policy",
+    )
+    player.add_argument(
+        "--playout-policy",
+        default=None,
+        metavar="POLICY",
+        help="mcts: the tree search's playout policy, light, heavy, random or heuristic "
+        "(default: gojax.search.TreeSearchSettings' default)",
     )
     player.add_argument("--checkpoint", default=None, help="AlphaZero checkpoint (--player az)")
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
@@ -138,11 +147,15 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
     rules = GoConfig(
         size=args.size, komi=args.komi, ko_rule=args.ko_rule, suicide=args.suicide, max_moves=args.max_moves
     )
-    search = None
+    search: Any = None  # the player's settings: alphazero.SearchSettings or TreeSearchSettings
     if args.player == "az":
         from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
 
         search = alphazero.SearchSettings(algorithm=args.algorithm).for_play()
+    if args.playout_policy is not None:
+        if args.player != "mcts":
+            raise ValueError(f"--playout-policy is for --player mcts, not {args.player!r}")
+        search = TreeSearchSettings(playout_policy=args.playout_policy)
     player = PlayerSpec(
         kind=args.player,
         simulations=args.simulations,

@@ -8,17 +8,15 @@ reads:
   is in atari and the liberty of each such chain bit-sliced over ``L`` planes
   (as :attr:`gojax.GoState.atari_liberty`, for every board size), the
   simple-ko point, the player to move, the consecutive passes, the moves
-  played.
+  played, the last move's point.
 * **Dropped**: the Zobrist hash and the superko history (a playout may repeat
   a whole-board position, harmless for an estimate), the capture counts, the
-  last move, the game-over flags and the move validation of ``step`` (the
-  kernel only plays its own legal moves).
+  game-over flags and the move validation of ``step`` (the kernel only plays
+  its own legal moves).
 
-A bitboard is a tuple of its ``W`` ``uint32`` words
-(:data:`gojax.search._words.Words`), each an array of any shape (``[]`` for
-one game, ``[B]`` for a batch): every operation, the neighbour shifts
-included, is then elementwise over games, which a CPU vectorises, instead of
-shuffling a short last axis of ``W``.
+A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`gojax.search._words.Words`), each an
+array of any shape (``[]`` for one game, ``[B]`` for a batch): every operation, the neighbour
+shifts included, is elementwise over games, which a CPU vectorises.
 
 A move places the stone, removes the opponent chains in atari whose liberty
 it fills (read off the liberty labels, no search), and grows only the chains
@@ -33,12 +31,10 @@ neighbouring chain of the mover not in atari, or a capture), and not one of
 the mover's own one-point eyes (the definition of
 :func:`gojax.players.own_eyes`). One is picked uniformly by one random
 ``uint32`` per move (its rank among the set bits); with none left the player
-passes. A suicide is never played, even where the rules allow it.
-
-The playouts (:func:`light_playouts`, a batch in one loop) stop at two
-passes or at their move limit;
-either way the final position is scored by Tromp-Taylor area with the
-config's komi (a playout stopped by the limit is scored as it stands).
+passes (suicide is never played). The playouts (:func:`light_playouts`,
+a batch in one loop, the move choice an argument: :mod:`gojax.search._heavy`
+is another) stop at two passes or at their move limit, then are scored by
+Tromp-Taylor area with the config's komi.
 
 Shapes: ``N`` board side, ``P = N * N`` points (pass is ``P``), ``W`` words,
 ``L = ceil(log2 P)`` liberty planes.
@@ -47,6 +43,7 @@ Shapes: ``N`` board side, ``P = N * N`` points (pass is ``P``), ``W`` words,
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -57,10 +54,12 @@ from gojax._core import bitboard as bb
 from gojax._core.types import GoConfig, GoState
 from gojax.search import _words as w
 
-__all__ = ["LightState", "light_moves", "light_owner", "light_play", "light_playouts", "light_state"]
+__all__ = ["LightState", "light_move", "light_moves", "light_owner", "light_play", "light_playouts"]
+__all__ += ["light_state"]
 
 _SIDES = ((0, 1), (0, -1), (1, 0), (-1, 0))
 _DIAGONALS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+Chooser = Callable[[int, "LightState", jax.Array], jax.Array]  # a playout policy: (N, game, draw) -> point
 
 
 class LightState(NamedTuple):
@@ -76,6 +75,7 @@ class LightState(NamedTuple):
       ko: ``int32[]`` the point the player to move may not retake, or -1.
       passes: ``int32[]`` consecutive passes just played.
       moves: ``int32[]`` moves played in the playout (passes included).
+      last: ``int32[]`` the point of the last move, or -1 (none, or a pass).
     """
 
     stones: w.Words
@@ -85,6 +85,7 @@ class LightState(NamedTuple):
     ko: jax.Array
     passes: jax.Array
     moves: jax.Array
+    last: jax.Array
 
 
 def light_state(config: GoConfig, state: GoState) -> LightState:
@@ -100,6 +101,7 @@ def light_state(config: GoConfig, state: GoState) -> LightState:
         ko=state.ko_point.astype(jnp.int32),
         passes=state.passes.astype(jnp.int32),
         moves=jnp.int32(0),
+        last=jnp.where(state.last_move < size * size, state.last_move, -1).astype(jnp.int32),
     )
 
 
@@ -269,6 +271,7 @@ def _finish(size: int, light: LightState, work: _Work, read: _Chains) -> LightSt
         ko=ko.astype(jnp.int32),
         passes=jnp.where(work.point < 0, light.passes + 1, 0),
         moves=light.moves + 1,
+        last=work.point.astype(jnp.int32),
     )
 
 
@@ -302,8 +305,19 @@ def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
     return jnp.where(total > 0, w.select_rank(playable, rank), points)
 
 
+def light_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
+    """``int32[]``: a playable point picked uniformly by the ``uint32[]`` ``draw``, or pass ``P``."""
+    return _pick(light_moves(size, light)[1], draw, size * size)
+
+
 def light_playouts(
-    config: GoConfig, limits: jax.Array, max_moves: int, lights: LightState, keys: jax.Array, rounds: int = 2
+    config: GoConfig,
+    limits: jax.Array,
+    max_moves: int,
+    lights: LightState,
+    keys: jax.Array,
+    rounds: int = 2,
+    choose: Chooser = light_move,
 ) -> tuple[jax.Array, jax.Array, jax.Array, LightState]:
     """``B`` random playouts, one from each of ``lights``, in one loop.
 
@@ -313,8 +327,7 @@ def light_playouts(
     are decided. Every game does the same bounded work per turn: a game whose
     move touches a long chain takes a few more turns instead of every game
     waiting for it. Each phase is a ``lax.cond`` on whether any game needs
-    it, which also keeps XLA from recomputing a phase's results inside every
-    consumer.
+    it (which also keeps XLA from recomputing it inside every consumer).
 
     Args:
       config: the rules (board size and komi are read).
@@ -323,8 +336,9 @@ def light_playouts(
         is drawn up front).
       lights: :class:`LightState` ``[B]``, the starts.
       keys: ``[B]`` PRNG keys.
-      rounds: dilations per turn (speed only: the playouts are the same for
-        any value).
+      rounds: dilations per turn (speed only: the playouts are the same for any value).
+      choose: the policy, ``choose(N, game, uint32[] draw) -> int32[]`` point, a legal one
+        (:func:`light_moves`) or ``P``; default uniform over the playable points.
 
     Returns:
       ``(black_win, first, owner, final)``: ``float32[B]`` 1 if black wins by
@@ -359,8 +373,7 @@ def light_playouts(
         fresh = ~pending & playing(games)
         start = jnp.any(fresh)
         draw = draws[batch, jnp.minimum(games.moves, max_moves - 1)]
-        playable = phase(start, lambda g: light_moves(size, g)[1], games)
-        point = phase(start, lambda p, d: _pick(p, d, points), playable, draw)
+        point = phase(start, lambda g, d: choose(size, g, d), games, draw)
         taken = phase(start, lambda g, q: _captures(size, g, q), games, point)
         work = select(fresh, phase(start, lambda g, t: _prepare(size, g, t[0], t), games, taken), work)
         active = fresh | pending

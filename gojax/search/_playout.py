@@ -21,10 +21,12 @@ One call of :func:`evaluate_leaves` does the device work of one batch step of
    at that point and how many of those it won (the AMAF counts of Gelly &
    Silver 2007), and the final ownership.
 
-The playout policy, chosen by name: ``"light"`` (the default), uniformly
+The playout policy, chosen by name: ``"light"``, uniformly
 random playouts (own one-point eyes never filled, suicide never played) on
 the bitboard-only kernel of :mod:`gojax.search._light`, several times faster
-than ``gojax.step``; ``"random"``, the same policy
+than ``gojax.step``; ``"heavy"`` (the default), MoGo-style priorities (the last move's
+captures and atari escapes, 3x3 patterns next to it, any capture or escape,
+no self-atari) on the same kernel (:mod:`gojax.search._heavy`); ``"random"``, the same policy
 (:data:`gojax.players.random_playout_policy`) on ``gojax.step``; or
 ``"heuristic"`` (:data:`gojax.players.heuristic_playout_policy`: capture,
 escape atari, avoid self-atari) on ``gojax.step``.
@@ -43,13 +45,14 @@ from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
-from gojax.search._light import light_owner, light_playouts, light_state
+from gojax.search._heavy import heavy_move
+from gojax.search._light import light_move, light_owner, light_playouts, light_state
 from gojax.search._prior import point_priors
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
 
 POLICIES = {"random": random_playout_policy, "heuristic": heuristic_playout_policy}
-"""The playout policies run on ``gojax.step``, by name (``"light"`` runs on its own kernel)."""
+"""The playout policies run on ``gojax.step``, by name (``"light"``, ``"heavy"`` run on their own kernel)."""
 
 
 class LeafResults(NamedTuple):
@@ -137,7 +140,7 @@ def evaluate_leaves(
 
     Args:
       config: the game's rules (exact ko rule).
-      policy_name: a key of :data:`POLICIES`.
+      policy_name: ``"light"``, ``"heavy"`` or a key of :data:`POLICIES`.
       playout_moves: most moves of one playout.
       playouts_per_leaf: ``M``.
       parents: :class:`GoState` ``[K]`` under ``config``.
@@ -161,13 +164,16 @@ def evaluate_leaves(
     children, legal = jax.vmap(expand)(parents, actions)
     count = actions.shape[0]
     keys = jax.random.split(key, count * playouts_per_leaf)
-    if policy_name == "light":
+    if policy_name in ("light", "heavy"):
         lights = jax.vmap(lambda s: light_state(config, s))(children)
         lights = jax.tree.map(lambda x: jnp.repeat(x, playouts_per_leaf, axis=0), lights)
         room = jnp.int32(config.move_cap) - children.move_number
         limits = jnp.where(children.terminated | children.truncated, 0, jnp.minimum(playout_moves, room))
         limits = jnp.repeat(limits.astype(jnp.int32), playouts_per_leaf)
-        black_win, first_bits, owner, _ = light_playouts(config, limits, playout_moves, lights, keys)
+        choose = heavy_move if policy_name == "heavy" else light_move
+        black_win, first_bits, owner, _ = light_playouts(
+            config, limits, playout_moves, lights, keys, 2, choose
+        )
         played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
         played = played.reshape(count, playouts_per_leaf, 2, points)
         by_colour = jnp.moveaxis(played, 1, 2).astype(jnp.float32)  # [K, 2, M, P]

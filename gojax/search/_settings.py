@@ -8,7 +8,7 @@ from gojax._core import checks
 
 __all__ = ["TreeSearchSettings"]
 
-_POLICIES = ("light", "random", "heuristic")
+_POLICIES = ("light", "heavy", "random", "heuristic")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,10 +23,14 @@ class TreeSearchSettings:
     Attributes:
       leaves_per_batch: ``K``, leaves selected per batch step (1..4096).
       playouts_per_leaf: ``M``, playouts run from each leaf (1..4096).
-      playout_policy: ``"light"`` (uniform, own eyes never filled, on the
-        light bitboard kernel of :mod:`gojax.search._light`: the fastest),
-        ``"random"`` (the same policy on ``gojax.step``) or ``"heuristic"``
-        (capture, escape atari, avoid self-atari, on ``gojax.step``).
+      playout_policy: ``"heavy"`` (the default; on the light bitboard
+        kernel of :mod:`gojax.search._light`, MoGo-style priorities of
+        :mod:`gojax.search._heavy`: a capture or atari escape next to the last
+        move, then a 3x3 pattern next to it, then any capture or escape, then
+        a random move that is no self-atari), ``"light"`` (uniform, own eyes
+        never filled, on the same kernel), ``"random"`` (the light policy on ``gojax.step``) or
+        ``"heuristic"`` (capture, escape atari, avoid self-atari, on
+        ``gojax.step``: slow).
       playout_moves: most moves of one playout; ``None`` for ``3 * P``. A
         playout stopped there is scored by area as it stands.
       rave_equivalence: ``k`` of MoGo's RAVE weight
@@ -56,7 +60,7 @@ class TreeSearchSettings:
 
     leaves_per_batch: int = 32
     playouts_per_leaf: int = 8
-    playout_policy: str = "light"
+    playout_policy: str = "heavy"
     playout_moves: int | None = None
     rave_equivalence: float = 1000.0
     exploration: float = 0.0
