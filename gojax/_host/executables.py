@@ -82,8 +82,7 @@ def _key(config: GoConfig | None, what: object, args: tuple) -> str | None:
     described = _describe(what)
     if described is None:
         return None
-    leaves, tree = jax.tree.flatten(args)
-    shapes = [(np.shape(x), str(getattr(x, "dtype", None) or np.asarray(x).dtype)) for x in leaves]
+    tree, shapes = _signature(args)
     device = jax.devices()[0]
     parts = (
         jax.__version__,
@@ -94,7 +93,7 @@ def _key(config: GoConfig | None, what: object, args: tuple) -> str | None:
         repr(config),
         described,
         str(tree),
-        repr(shapes),
+        repr(list(shapes)),
     )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:40]
 
@@ -189,6 +188,7 @@ def _named(function: Callable, name: str) -> Callable:
 
 
 def _signature(args: tuple) -> tuple:
+    """``(treedef, ((shape, dtype), ...))`` of ``args``: what a compiled function is specialised to."""
     leaves, tree = jax.tree.flatten(args)
     return tree, tuple((np.shape(x), str(getattr(x, "dtype", None) or np.asarray(x).dtype)) for x in leaves)
 

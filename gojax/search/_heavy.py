@@ -96,11 +96,7 @@ def heavy_tiers(size: int, light: LightState) -> HeavyTiers:
     playable = light_moves(size, light)[1]
     empty = w.op(lambda b, o, t: b & ~(o | t), board, own, opponent)
     sides = [w.shift(empty, rows, cols, size) for rows, cols in _SIDES]
-
-    def two(e0, e1, e2, e3):
-        return (e0 & (e1 | e2 | e3)) | (e1 & (e2 | e3)) | (e2 & e3)
-
-    roomy = w.op(two, *sides)  # at least two empty neighbours
+    roomy = w.op(w.two_of_four, *sides)  # at least two empty neighbours
     beside_safe = w.neighbours(w.op(lambda o, a: o & ~a, own, own_atari), size)
     captures = w.op(jnp.bitwise_and, playable, w.neighbours(opponent_atari, size))
     extends = w.op(lambda r, s: r | s, roomy, beside_safe)

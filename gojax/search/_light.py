@@ -133,7 +133,7 @@ def light_moves(size: int, light: LightState) -> tuple[w.Words, w.Words]:
 
     def eye(e, d0, d1, d2, d3, i):
         some = d0 | d1 | d2 | d3
-        two = (d0 & (d1 | d2 | d3)) | (d1 & (d2 | d3)) | (d2 & d3)
+        two = w.two_of_four(d0, d1, d2, d3)
         return e & ~two & (i | ~some)
 
     eyes = w.op(eye, enclosed, *d, inner)

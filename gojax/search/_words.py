@@ -35,6 +35,7 @@ __all__ = [
     "select_rank",
     "shift",
     "stacked",
+    "two_of_four",
     "u32",
     "words",
 ]
@@ -120,6 +121,11 @@ def neighbours(x: Words, size: int) -> Words:
 def op(f: Callable[..., jax.Array], *xs: Words) -> Words:
     """``f`` applied word by word to the :data:`Words` ``xs``."""
     return tuple(f(*ws) for ws in zip(*xs, strict=True))
+
+
+def two_of_four(a: jax.Array, b: jax.Array, c: jax.Array, d: jax.Array) -> jax.Array:
+    """The bits set in at least two of the four words (one word of each :data:`Words`)."""
+    return (a & (b | c | d)) | (b & (c | d)) | (c & d)
 
 
 def count(x: Words) -> jax.Array:
