@@ -43,8 +43,9 @@ def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, activ
     limit = _read.max_rounds(size)
 
     def opening(index):
+        # The chases' bitboards are words first (uint32[W, SLOTS]): see _ladder_read.
         g, a = board[index], attacker[index]
-        return _read.start(size, stones[g, a], stones[g, 1 - a], atari[g, a], ko[index], prey[index])
+        return _read.start(size, stones[g, a].T, stones[g, 1 - a].T, atari[g, a].T, ko[index], prey[index])
 
     def body(carry):
         taken, task, position, status, rounds, result = carry
@@ -52,15 +53,13 @@ def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, activ
         pick = taken + jnp.cumsum(free.astype(jnp.int32)) - 1
         take = free & (pick < count)
         task = jnp.where(take, order[jnp.minimum(pick, tasks - 1)], task)
-        fresh = jax.lax.cond(jnp.any(take), lambda: jax.vmap(opening)(task), lambda: position)
+        fresh = jax.lax.cond(jnp.any(take), lambda: opening(task), lambda: position)
         position = jax.tree.map(lambda new, old: _where(take, new, old), fresh, position)
         status = jnp.where(take, _read.RUNNING, status)
         rounds = jnp.where(take, 0, rounds)
         taken = taken + jnp.sum(take.astype(jnp.int32))
         running = status == _read.RUNNING
-        advanced, next_status = jax.vmap(lambda p, c, m, r: _read.advance(size, p, c, m, r))(
-            position, mode[task], move[task], rounds
-        )
+        advanced, next_status = _read.advance(size, position, mode[task], move[task], rounds)
         position = jax.tree.map(lambda new, old: _where(running, new, old), advanced, position)
         rounds = rounds + running.astype(jnp.int32)
         status = jnp.where(running, next_status, status)
@@ -73,7 +72,7 @@ def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, activ
         taken, _, _, status, _, _ = carry
         return (taken < count) | jnp.any(status == _read.RUNNING)
 
-    empty = jnp.zeros((slots, stones.shape[-1]), jnp.uint32)
+    empty = jnp.zeros((stones.shape[-1], slots), jnp.uint32)
     start = (
         jnp.int32(0),
         jnp.zeros((slots,), jnp.int32),
@@ -86,7 +85,8 @@ def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, activ
 
 
 def _where(flags, new, old):
-    return jnp.where(flags.reshape(flags.shape + (1,) * (new.ndim - 1)), new, old)
+    """``new`` where ``flags`` (``bool[SLOTS]``), else ``old`` (``[SLOTS]`` or ``uint32[W, SLOTS]``)."""
+    return jnp.where(flags, new, old)
 
 
 @functools.cache

@@ -35,6 +35,12 @@ counts as captured. Three kinds of read (static ``mode``): ``"capture"``
 starts with the attacker's given atari, ``"extend"`` with the runner in
 atari allowed only its extension (the AlphaGo escape plane), ``"defend"``
 with the runner in atari and all its options (KataGo's 1-liberty ladders).
+
+Shapes: every bitboard is ``uint32[W, ...]``, the words first
+(:mod:`gojax.features._ladder_words`), and every other value has the
+trailing shape ``[...]``: one chase with none, a batch of chases (the pool's
+slots) with trailing axes. The two options of a move are read side by side
+on one more axis, so nothing here is ``vmap``-ed.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax._core import bitboard as bb
+from gojax.features import _ladder_words as bits
 
 __all__ = [
     "CAPTURED",
@@ -64,7 +70,7 @@ _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
 class Position(NamedTuple):
-    """A position of the chase (``uint32[W]`` each).
+    """A position of the chase (``uint32[W, ...]`` each).
 
     Attributes:
       attacker: the attacker's stones.
@@ -82,60 +88,73 @@ class Position(NamedTuple):
 
 
 def start(size: int, attacker, defender, attacker_atari, ko_point, prey) -> Position:
-    """The position of a read of the chain through point ``prey`` (``int[]``).
+    """The position of a read of the chain through point ``prey`` (``int[...]``).
 
-    ``attacker``, ``defender``, ``attacker_atari``: ``uint32[W]``; ``ko_point``
-    ``int[]`` (-1 for none) is forbidden to the side that moves first.
+    ``attacker``, ``defender``, ``attacker_atari``: ``uint32[W, ...]``;
+    ``ko_point`` ``int[...]`` (-1 for none) is forbidden to the side that
+    moves first.
     """
-    runner = _fill(bb.point_bits(prey, size), defender, jnp.zeros_like(defender), size)
-    return Position(attacker, defender, runner, attacker_atari, bb.point_bits(ko_point, size))
+    runner = _fill(bits.point_bits(prey, size), defender, jnp.zeros_like(defender), size)
+    return Position(attacker, defender, runner, attacker_atari, bits.point_bits(ko_point, size))
 
 
 def _empty(size: int, position: Position) -> jax.Array:
-    return jnp.asarray(bb.board_mask(size)) & ~(position.attacker | position.defender)
+    stones = position.attacker | position.defender
+    return bits.board(size, stones) & ~stones
 
 
-def _sides(bits: jax.Array, size: int) -> jax.Array:
-    """``uint32[4, W]``: ``bits`` moved to each of its four neighbours (one set each)."""
-    return jnp.stack([bb.shift(bits, rows, cols, size) for rows, cols in _DIRECTIONS])
+def _keep(flags: jax.Array, board: jax.Array) -> jax.Array:
+    """``board`` (``uint32[W, ...]``) where ``flags`` (``bool[...]``), else the empty set."""
+    return jnp.where(flags[None], board, jnp.uint32(0))
+
+
+def _sides(stones: jax.Array, size: int) -> jax.Array:
+    """``uint32[W, 4, ...]``: ``stones`` moved to each of its four neighbours (one set each)."""
+    return jnp.stack([bits.shift(stones, rows, cols, size) for rows, cols in _DIRECTIONS], axis=1)
 
 
 def _select(flags: jax.Array, boards: jax.Array) -> jax.Array:
-    """Union of the ``boards[k]`` (``uint32[K, W]``) with ``flags[k]``."""
-    return bb.union(jnp.where(flags[:, None], boards, jnp.uint32(0)))
+    """Union of the ``boards[:, k]`` (``uint32[W, K, ...]``) with ``flags[k]`` (``bool[K, ...]``)."""
+    return bits.union(jnp.where(flags[None], boards, jnp.uint32(0)), axis=1)
 
 
 def _fill(seeds, masks, frees, size: int, enough=3):
-    """The regions of ``seeds`` in ``masks`` (``uint32[K, W]`` each, broadcast), in one loop.
+    """The regions of ``seeds`` in ``masks`` (``uint32[W, ...]`` each, broadcast), in one loop.
 
-    A region stops growing once it touches ``enough`` (``int`` or ``int[K]``) points of its ``frees``:
-    it is then part of its chain only, but one with that many liberties. (A
-    small loop of its own: the reads hold many fills, and this one compiles
-    to a short program.)
+    A region stops growing once it touches ``enough`` points of its
+    ``frees``: it is then part of its chain only, but one with that many
+    liberties. ``enough`` is an ``int``, or a tuple with one per region when
+    the regions are stacked on axis 1 (``uint32[W, K, ...]``). (A small loop
+    of its own: the reads hold many fills, and this one compiles to a short
+    program.)
     """
     shape = jnp.broadcast_shapes(seeds.shape, masks.shape)
     masks = jnp.broadcast_to(masks, shape)
+    if isinstance(enough, int):
+        limit = jnp.int32(enough)
+    else:
+        limit = jnp.asarray(enough, jnp.int32).reshape((len(enough),) + (1,) * (len(shape) - 2))
 
     def body(carry):
         region, _ = carry
         # Two dilations a round, one liberty test: a region stops at most two dilations late,
         # which is harmless (it stays inside its chain).
-        around = bb.neighbours(region, size)
+        around = bits.neighbours(region, size)
         grown = (region | around) & masks
-        around = bb.neighbours(grown, size)
+        around = bits.neighbours(grown, size)
         more = (grown | around) & masks
-        needs = bb.count(around & frees) < enough
-        return more, jnp.any(bb.any_set(more != region) & needs)
+        needs = bits.count(around & frees) < limit
+        return more, jnp.any(bits.any_set(more ^ region) & needs)
 
-    start = jnp.broadcast_to(seeds, shape) & masks
-    return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
+    begin = jnp.broadcast_to(seeds, shape) & masks
+    return jax.lax.while_loop(lambda carry: carry[1], body, (begin, jnp.bool_(True)))[0]
 
 
 def _attacker_move(size: int, position: Position, move: jax.Array):
-    """The attacker plays ``move``; returns ``(position, ok)``, ``ok`` when it is a legal atari."""
+    """The attacker plays ``move`` (``int[...]``): ``(position, ok)``, ``ok`` when it is a legal atari."""
     empty = _empty(size, position)
-    stone = bb.point_bits(move, size)
-    legal = bb.any_set(stone & empty) & ~bb.any_set(stone & position.ko)
+    stone = bits.point_bits(move, size)
+    legal = bits.any_set(stone & empty) & ~bits.any_set(stone & position.ko)
     after = empty & ~stone
     attacker = position.attacker | stone
     # The defender chains next to the move (those left with no liberty are captured) and the
@@ -143,112 +162,119 @@ def _attacker_move(size: int, position: Position, move: jax.Array):
     # A side touching the runner starts as the whole runner (a complete chain: no growing
     # along it). A defender chain needs one liberty to live, the move's chain two to be out
     # of atari: the fills stop there.
-    sides = _sides(stone, size) & position.defender
-    sides = jnp.where(bb.any_set(sides & position.runner)[:, None], sides | position.runner, sides)
-    seeds = jnp.concatenate([sides, stone[None]])
-    masks = jnp.stack([position.defender] * 4 + [attacker])
-    chains = _fill(seeds, masks, after[None], size, jnp.array([1, 1, 1, 1, 2]))
-    dead = bb.any_set(seeds[:4]) & (bb.count(bb.neighbours(chains[:4], size) & after) == 0)
-    captured = _select(dead, chains[:4])
+    runner = position.runner[:, None]
+    sides = _sides(stone, size) & position.defender[:, None]
+    sides = jnp.where(bits.any_set(sides & runner)[None], sides | runner, sides)
+    seeds = jnp.concatenate([sides, stone[:, None]], axis=1)
+    masks = jnp.stack([position.defender] * 4 + [attacker], axis=1)
+    chains = _fill(seeds, masks, after[:, None], size, (1, 1, 1, 1, 2))
+    sides = chains[:, :4]
+    dead = bits.any_set(seeds[:, :4]) & (bits.count(bits.neighbours(sides, size) & after[:, None]) == 0)
+    captured = _select(dead, sides)
     defender = position.defender & ~captured
     after = after | captured
-    mine = chains[4]
-    libs = bb.count(bb.neighbours(mine, size) & after)
+    mine = chains[:, 4]
+    libs = bits.count(bits.neighbours(mine, size) & after)
     # Chains in atari that the move joins, or that gained the captured points, leave it.
     atari = position.attacker_atari
-    freed = _fill(bb.neighbours(stone | captured, size) & atari, atari, jnp.zeros_like(atari), size)
-    atari = (atari & ~freed) | jnp.where(libs == 1, mine, jnp.uint32(0))
-    ko = jnp.where((bb.count(captured) == 1) & (bb.count(mine) == 1) & (libs == 1), captured, jnp.uint32(0))
-    runner_libs = bb.count(bb.neighbours(position.runner, size) & after)
-    intact = ~bb.any_set(position.runner & captured)
+    freed = _fill(bits.neighbours(stone | captured, size) & atari, atari, jnp.zeros_like(atari), size)
+    atari = (atari & ~freed) | _keep(libs == 1, mine)
+    ko = _keep((bits.count(captured) == 1) & (bits.count(mine) == 1) & (libs == 1), captured)
+    runner_libs = bits.count(bits.neighbours(position.runner, size) & after)
+    intact = ~bits.any_set(position.runner & captured)
     ok = legal & (libs >= 1) & (runner_libs == 1) & intact
     return Position(attacker, defender, position.runner, atari, ko), ok
 
 
 def _runner_move(size: int, position: Position, move: jax.Array):
-    """The runner's side plays ``move``; returns ``(position, runner liberties)`` (0 if illegal)."""
+    """The runner's side plays ``move`` (``int[...]``): ``(position, runner liberties)``, 0 if illegal."""
     empty = _empty(size, position)
-    stone = bb.point_bits(move, size)
-    legal = bb.any_set(stone & empty) & ~bb.any_set(stone & position.ko)
+    stone = bits.point_bits(move, size)
+    legal = bits.any_set(stone & empty) & ~bits.any_set(stone & position.ko)
     atari = position.attacker_atari
     defender = position.defender | stone
     before = empty & ~stone  # the liberties before the captures
-    joins = bb.any_set(bb.neighbours(position.runner, size) & stone)
+    joins = bits.any_set(bits.neighbours(position.runner, size) & stone)
     # One fill: the attacker chains in atari next to the move (their liberty is the move:
     # captured), the runner with the move if it joins, and the attacker chains next to the
     # move (one liberty fewer). Two attacker chains are never adjacent, so the captured
     # points are no liberty of the latter; the runner's count is taken after the captures.
     seeds = jnp.concatenate(
         [
-            (bb.neighbours(stone, size) & atari)[None],
-            (position.runner | jnp.where(joins, stone, jnp.uint32(0)))[None],
-            _sides(stone, size) & position.attacker,
-        ]
+            (bits.neighbours(stone, size) & atari)[:, None],
+            (position.runner | _keep(joins, stone))[:, None],
+            _sides(stone, size) & position.attacker[:, None],
+        ],
+        axis=1,
     )
-    masks = jnp.stack([atari, defender] + [position.attacker] * 4)
-    frees = jnp.stack([jnp.zeros_like(empty)] + [before] * 5)
+    masks = jnp.stack([atari, defender] + [position.attacker] * 4, axis=1)
+    frees = jnp.stack([jnp.zeros_like(empty)] + [before] * 5, axis=1)
     # The runner's count matters up to 3, an attacker chain's up to 2 (in atari or not).
-    regions = _fill(seeds, masks, frees, size, jnp.array([1, 3, 2, 2, 2, 2]))
-    taken = regions[0]
+    regions = _fill(seeds, masks, frees, size, (1, 3, 2, 2, 2, 2))
+    taken = regions[:, 0]
     attacker = position.attacker & ~taken
     after = before | taken
-    runner = regions[1]
-    libs = bb.count(bb.neighbours(runner, size) & after)
-    near = regions[2:] & ~taken
-    in_atari = bb.any_set(near) & (bb.count(bb.neighbours(near, size) & after) == 1)
+    runner = regions[:, 1]
+    libs = bits.count(bits.neighbours(runner, size) & after)
+    near = regions[:, 2:] & ~taken[:, None]
+    in_atari = bits.any_set(near) & (bits.count(bits.neighbours(near, size) & after[:, None]) == 1)
     atari = (atari & ~taken) | _select(in_atari, near)
-    alone = ~bb.any_set(bb.neighbours(stone, size) & position.defender)
-    single = alone & (bb.count(bb.neighbours(stone, size) & after) == 1) & (bb.count(taken) == 1)
-    ko = jnp.where(single, taken, jnp.uint32(0))
+    alone = ~bits.any_set(bits.neighbours(stone, size) & position.defender)
+    single = alone & (bits.count(bits.neighbours(stone, size) & after) == 1) & (bits.count(taken) == 1)
+    ko = _keep(single, taken)
     return Position(attacker, defender, runner, atari, ko), jnp.where(legal, libs, 0)
 
 
-def _pick(tree, index):
-    return jax.tree.map(lambda x: x[index], tree)
+def _both(position: Position) -> Position:
+    """The position twice, on a new axis 1 (``uint32[W, 2, ...]``): one copy per option."""
+    return jax.tree.map(lambda x: jnp.broadcast_to(x[:, None], (x.shape[0], 2, *x.shape[1:])), position)
+
+
+def _pick(options: Position, index: jax.Array) -> Position:
+    """Option ``index`` (``int[...]``, 0 or 1) of a position with the options on axis 1."""
+    return jax.tree.map(lambda x: jnp.where(index[None] == 0, x[:, 0], x[:, 1]), options)
 
 
 def _reply(size: int, position: Position, captures: jax.Array):
     """Step 1 of the module docstring: ``(position after the runner's move, status)``.
 
-    ``captures``: ``bool[]``, whether the runner may capture instead of extending.
+    ``captures``: ``bool[...]``, whether the runner may capture instead of extending.
     """
     empty = _empty(size, position)
-    around = bb.neighbours(position.runner, size)
+    around = bits.neighbours(position.runner, size)
     liberty = around & empty
-    extension = bb.lowest_point(liberty, size)
+    extension = bits.lowest_point(liberty)
     atari = position.attacker_atari
     chains = _fill(around & atari, atari, jnp.zeros_like(atari), size)
-    capture = bb.lowest_point(bb.neighbours(chains, size) & empty & ~liberty, size)
+    capture = bits.lowest_point(bits.neighbours(chains, size) & empty & ~liberty)
     options = jnp.stack([extension, jnp.where(captures, capture, -1)]).astype(jnp.int32)
-    afters, libs = jax.vmap(lambda move: _runner_move(size, position, move))(options)
+    afters, libs = _runner_move(size, _both(position), options)
     libs = jnp.where(options >= 0, libs, 0)
     running = libs == 2
-    status = jnp.where(jnp.any(libs >= 3), ESCAPED, jnp.where(jnp.any(running), RUNNING, CAPTURED))
-    return _pick(afters, jnp.argmax(running)), status
+    escaped = jnp.any(libs >= 3, axis=0)
+    status = jnp.where(escaped, ESCAPED, jnp.where(jnp.any(running, axis=0), RUNNING, CAPTURED))
+    return _pick(afters, jnp.argmax(running, axis=0)), status
 
 
 def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, captures: jax.Array):
-    """Step 2 over the candidate ataris ``moves`` (``int32[2]``, -1 for none): ``(position, status)``.
+    """Step 2 over the candidate ataris ``moves`` (``int32[2, ...]``, -1 for none): ``(position, status)``.
 
-    Where ``skip`` (``bool[2]``) is set the attacker's move is left out: the
-    runner, already in atari, answers the position as it is (with
-    ``captures``, ``bool[]``, saying whether it may capture).
+    Where ``skip`` (``bool[2, ...]``) is set the attacker's move is left out:
+    the runner, already in atari, answers the position as it is (with
+    ``captures``, ``bool[...]``, saying whether it may capture).
     """
-
-    def attempt(move, skip):
-        atari, ok = _attacker_move(size, position, move)
-        atari = jax.tree.map(lambda old, new: jnp.where(skip, old, new), position, atari)
-        after, status = _reply(size, atari, captures | ~skip)
-        # An atari that takes a ko leaves the runner the ko fight: no ladder.
-        status = jnp.where(~skip & bb.any_set(atari.ko), ESCAPED, status)
-        ok = jnp.where(skip, True, ok & (move >= 0))
-        return after, jnp.where(~ok, -1, jnp.where(status == CAPTURED, 3, jnp.where(status == RUNNING, 2, 0)))
-
-    afters, scores = jax.vmap(attempt)(moves, skip)
-    best = jnp.argmax(scores)
-    score = scores[best]
+    both = _both(position)
+    atari, ok = _attacker_move(size, both, moves)
+    atari = jax.tree.map(lambda old, new: jnp.where(skip[None], old, new), both, atari)
+    after, status = _reply(size, atari, captures[None] | ~skip)
+    # An atari that takes a ko leaves the runner the ko fight: no ladder.
+    status = jnp.where(~skip & bits.any_set(atari.ko), ESCAPED, status)
+    ok = jnp.where(skip, True, ok & (moves >= 0))
+    scores = jnp.where(~ok, -1, jnp.where(status == CAPTURED, 3, jnp.where(status == RUNNING, 2, 0)))
+    best = jnp.argmax(scores, axis=0)
+    score = jnp.max(scores, axis=0)
     status = jnp.where(score == 3, CAPTURED, jnp.where(score == 2, RUNNING, ESCAPED))
-    return _pick(afters, best), status
+    return _pick(after, best), status
 
 
 MODES = ("capture", "extend", "defend")
@@ -268,21 +294,24 @@ def mode_code(mode) -> jax.Array:
 
 
 def advance(size: int, position: Position, mode, first_move, rounds):
-    """One round of the chase (round ``rounds``, ``int[]``, 0 the first): ``(position, status)``.
+    """One round of the chase (round ``rounds``, ``int[...]``, 0 the first): ``(position, status)``.
 
-    See :func:`read` for ``mode`` (a name, or its ``int32[]`` code, see
-    :func:`mode_code`) and ``first_move``; status :data:`RUNNING` means the
-    runner has exactly 2 liberties and the attacker is to move.
+    See :func:`read` for ``mode`` (a name, or its ``int32[...]`` code, see
+    :func:`mode_code`) and ``first_move`` (``int[...]``); status
+    :data:`RUNNING` means the runner has exactly 2 liberties and the attacker
+    is to move.
     """
-    code = mode_code(mode)
+    batch = position.runner.shape[1:]
+    code = jnp.broadcast_to(mode_code(mode), batch)
     capture = code == MODES.index("capture")
-    first = rounds == 0
-    none = jnp.int32(-1)
-    liberties = bb.neighbours(position.runner, size) & _empty(size, position)
-    moves = bb.select_points(liberties, jnp.arange(2))
+    first = jnp.broadcast_to(rounds == 0, batch)
+    none = jnp.full(batch, -1, jnp.int32)
+    liberties = bits.neighbours(position.runner, size) & _empty(size, position)
+    lowest = bits.lowest_point(liberties)
+    moves = jnp.stack([lowest, bits.lowest_point(liberties & ~bits.point_bits(lowest, size))])
     opening = jnp.where(capture, jnp.asarray(first_move, jnp.int32), moves[0])
-    moves = jnp.where(first, jnp.stack([opening, none]), moves)
-    skip = jnp.stack([first & ~capture, jnp.bool_(False)])
+    moves = jnp.where(first[None], jnp.stack([opening, none]), moves)
+    skip = jnp.stack([first & ~capture, jnp.zeros_like(first)])
     return _round(size, position, moves, skip, code != MODES.index("extend"))
 
 
@@ -292,7 +321,7 @@ def max_rounds(size: int) -> int:
 
 
 def read(size: int, position: Position, mode: str, first_move=-1, active=True) -> jax.Array:
-    """Plays the chase out: ``int32[]`` :data:`CAPTURED` or :data:`ESCAPED`.
+    """Plays the chase out: ``int32[...]`` :data:`CAPTURED` or :data:`ESCAPED`.
 
     Args:
       size: ``N``.
@@ -300,19 +329,22 @@ def read(size: int, position: Position, mode: str, first_move=-1, active=True) -
       mode: ``"capture"`` (the attacker moves first, at ``first_move``),
         ``"extend"`` or ``"defend"`` (the runner, in atari, moves first:
         extension only, or all its options).
-      first_move: ``int[]`` the attacker's first atari (``"capture"`` only).
-      active: ``bool[]``; an inactive read is escaped at once, with no round played.
+      first_move: ``int[...]`` the attacker's first atari (``"capture"`` only).
+      active: ``bool[...]``; an inactive read is escaped at once, with no round played.
     """
     _check_mode(mode)
+    batch = position.runner.shape[1:]
 
     def body(carry):
-        current, _, rounds = carry
-        following, status = advance(size, current, mode, first_move, rounds)
-        return following, status, rounds + 1
+        current, status, rounds = carry
+        following, next_status = advance(size, current, mode, first_move, rounds)
+        running = status == RUNNING
+        current = jax.tree.map(lambda new, old: jnp.where(running[None], new, old), following, current)
+        return current, jnp.where(running, next_status, status), rounds + 1
 
     def cond(carry):
-        return (carry[1] == RUNNING) & (carry[2] < max_rounds(size))
+        return jnp.any(carry[1] == RUNNING) & (carry[2] < max_rounds(size))
 
-    start_status = jnp.where(active, RUNNING, ESCAPED).astype(jnp.int32)
+    start_status = jnp.broadcast_to(jnp.where(active, RUNNING, ESCAPED), batch).astype(jnp.int32)
     status = jax.lax.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]
     return jnp.where(status == RUNNING, CAPTURED, status)
