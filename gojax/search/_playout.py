@@ -46,8 +46,9 @@ from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
 from gojax.search._heavy import heavy_move
-from gojax.search._light import light_move, light_owner, light_playouts, light_state
+from gojax.search._light import light_move, light_owner, light_state
 from gojax.search._prior import point_priors
+from gojax.search._rollouts import light_playouts
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
 
