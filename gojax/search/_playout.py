@@ -136,6 +136,8 @@ def evaluate_leaves(
     actions: jax.Array,
     key: jax.Array,
     index: jax.typing.ArrayLike = 0,
+    *,
+    shrink: int = 4,
 ) -> LeafResults:
     """Expands ``K`` leaves and runs ``playouts_per_leaf`` playouts from each (see the module docstring).
 
@@ -149,6 +151,8 @@ def evaluate_leaves(
         evaluate the parent itself.
       key: PRNG key.
       index: ``int[]``, folded into ``key`` (the batch number of a search).
+      shrink: how the light kernel's loop narrows its tail
+        (:func:`gojax.search._rollouts.light_playouts`; 1 never): speed only.
 
     Returns:
       :class:`LeafResults`.
@@ -173,7 +177,7 @@ def evaluate_leaves(
         limits = jnp.repeat(limits.astype(jnp.int32), playouts_per_leaf)
         choose = heavy_move if policy_name == "heavy" else light_move
         black_win, first_bits, owner, _ = light_playouts(
-            config, limits, playout_moves, lights, keys, 2, choose
+            config, limits, playout_moves, lights, keys, 2, choose, shrink
         )
         played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
         played = played.reshape(count, playouts_per_leaf, 2, points)
