@@ -14,7 +14,10 @@ Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
   ``random`` runs the playouts on ``gojax.step``, ``light`` the same random
   policy on the light kernel of ``gojax/search/_light.py``, ``heavy`` the
   MoGo-style priorities of ``gojax/search/_heavy.py`` on that kernel,
-  ``heuristic`` the heuristic policy on ``gojax.step``.
+  ``heuristic`` the heuristic policy on ``gojax.step``. With ``--shrink 1,4``
+  each leaf batch row is run for each value of the light kernel's tail
+  compaction (``shrink`` of :func:`gojax.search._rollouts.light_playouts`:
+  1 never narrows the loop, 4 the default), side by side.
 * ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
   host tree included; playouts/s as ``stats.playouts / stats.seconds``.
 
@@ -28,6 +31,8 @@ From the repository root::
     PYTHONPATH=. python experiments/playout_rate.py --repeats 3 --seconds 2 --shapes 32x8,32x32
     PYTHONPATH=. python experiments/playout_rate.py --repeats 3 --seconds 2 --shapes 32x32 \
         --policies light,heavy
+    PYTHONPATH=. python experiments/playout_rate.py --repeats 5 --seconds 2 --shapes 32x8,32x32 \
+        --policies heavy --shrink 1,4
 
 Prints a Markdown table and writes ``<out>/playout_rate.csv`` (``--out``,
 default ``experiments/results``).
@@ -99,6 +104,9 @@ def main() -> None:
     parser.add_argument(
         "--policies", default="random,light", help="playout policies: random, light, heavy, heuristic"
     )
+    parser.add_argument(
+        "--shrink", default="4", help="tail compactions of the leaf batch rows (1: none; 4: the search's)"
+    )
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -107,6 +115,7 @@ def main() -> None:
     config = gojax.GoConfig(size=args.size, komi=7.5)
     shapes = [tuple(int(x) for x in shape.split("x")) for shape in args.shapes.split(",")]
     policies = args.policies.split(",")
+    shrinks = [int(x) for x in args.shrink.split(",")]
 
     moves_run, spread = _random_moves(config, args.batch, args.steps)
     rollout_run = _rollouts(config, args.batch)
@@ -122,11 +131,13 @@ def main() -> None:
             search.warm_up()
             searches[policy, k, m] = search
             moves = settings.moves_per_playout(config.num_points)
-            call = compiled.jitted(evaluate_leaves, config, policy, moves, m)  # the search's own
             parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
             actions = np.full(k, -1, np.int32)
-            jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
-            leaf_calls[policy, k, m] = (call, parents, actions)
+            for shrink in shrinks:
+                extra = {} if shrink == 4 else {"shrink": shrink}  # 4: the search's own compiled call
+                call = compiled.jitted(evaluate_leaves, config, policy, moves, m, **extra)
+                jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
+                leaf_calls[policy, k, m, shrink] = (call, parents, actions)
 
     samples: dict[tuple, list[float]] = {}
     moves_per_playout: dict[tuple, float] = {}
@@ -146,10 +157,11 @@ def main() -> None:
         samples.setdefault(("engine random playout moves", "random", "", ""), []).append(
             float(np.sum(played)) / elapsed
         )
-        for (policy, k, m), (call, parents, actions) in leaf_calls.items():
+        for (policy, k, m, shrink), (call, parents, actions) in leaf_calls.items():
+            name = "leaf batch" if len(shrinks) == 1 else f"leaf batch, shrink {shrink}"
             t = time.perf_counter()
             jax.block_until_ready(call(parents, actions, key, repeat))
-            samples.setdefault(("leaf batch", policy, k, m), []).append(k * m / (time.perf_counter() - t))
+            samples.setdefault((name, policy, k, m), []).append(k * m / (time.perf_counter() - t))
         for (policy, k, m), search in searches.items():
             search.set_root(gojax.step(config, empty, 40))  # then a fresh tree from the empty board
             search.set_root(empty)

@@ -26,7 +26,7 @@ import pytest
 import gojax
 from gojax._core import bitboard as bb
 from gojax.players import own_eyes
-from gojax.search import _heavy, _light
+from gojax.search import _heavy, _light, _rollouts
 from gojax.search import _words as words
 
 
@@ -95,28 +95,38 @@ def test_moves_match_the_engine_move_for_move(size, games, moves):
     np.testing.assert_allclose(margin, np.asarray(jax.vmap(functools.partial(gojax.score, config))(finals)))
 
 
-def _replay(config: gojax.GoConfig, limit: int, seed: int, rounds: int, policy: str = "light"):
+def _replay(config: gojax.GoConfig, limit: int, seed: int, rounds: int, policy: str, shrink: int):
     """One light-kernel playout cut after 0..limit moves (one key): the outputs, batched over the cut."""
     start = _light.light_state(config, gojax.init(config))
     lights = jax.tree.map(lambda x: jnp.broadcast_to(x, (limit + 1, *x.shape)), start)
     keys = jnp.broadcast_to(jax.random.key(seed), (limit + 1,))
     choose = {"choose": _heavy.heavy_move} if policy == "heavy" else {}
-    run = jax.jit(functools.partial(_light.light_playouts, config, max_moves=limit, rounds=rounds, **choose))
+    stages = {"shrink": shrink, "narrowest": 4}
+    run = jax.jit(
+        functools.partial(
+            _rollouts.light_playouts, config, max_moves=limit, rounds=rounds, **choose, **stages
+        )
+    )
     return run(jnp.arange(limit + 1, dtype=jnp.int32), lights=lights, keys=keys)
 
 
 @pytest.mark.parametrize(
-    "size, limit, rounds, policy", [(5, 60, 1, "light"), (14, 12, 2, "light"), (7, 90, 1, "heavy")]
+    "size, limit, rounds, policy, shrink, seed",
+    [(5, 60, 1, "light", 2, 5), (14, 12, 2, "light", 1, 3), (7, 90, 1, "heavy", 1, 3)],
 )
-def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy):
+def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy, shrink, seed):
     """With one dilation a turn, moves whose chains take several turns to decide resume correctly.
 
+    With ``shrink`` 2 the loop's tail runs compacted (stages of 61, 30, 15 and 7
+    games; that playout reaches its limit), so the cuts finish in other stages
+    than they started in.
     A heavy playout's move must also lie in the first non-empty tier of
     :func:`gojax.search._heavy.heavy_tiers` read from the engine's position.
     """
-    config = gojax.GoConfig(size=size, komi=2.5, ko_rule="simple")
+    config = gojax.GoConfig(size=size, komi=2.5, ko_rule="simple", max_moves=2 * limit)  # cap out of reach
     points = config.num_points
-    black_win, first, owner, finals = jax.device_get(_replay(config, limit, 3, rounds, policy))
+    assert len(_rollouts.stage_widths(limit + 1, shrink, 4)) == {1: 1, 2: 4}[shrink]
+    black_win, first, owner, finals = jax.device_get(_replay(config, limit, seed, rounds, policy, shrink))
     tiers = jax.jit(
         lambda s: [words.stacked(t) for t in _heavy.heavy_tiers(size, _light.light_state(config, s))]
     )
@@ -129,6 +139,8 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy):
     played_first = np.zeros((2, points), bool)
     moves = int(finals.moves[-1])
     assert moves >= min(limit, 10)
+    assert moves == limit or finals.passes[-1] == 2  # the longest cut played to its end
+    np.testing.assert_array_equal(finals.moves, np.minimum(np.arange(limit + 1), moves))
     for k in range(1, moves + 1):
         mover = int(state.turn)
         new = bb.to_grid_np(stones[k, mover] & ~stones[k - 1, mover], size).reshape(-1)
@@ -155,6 +167,35 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy):
     np.testing.assert_array_equal(bb.to_points(first[moves], size), played_first)
     if policy == "heavy":  # the playout went through the captures and escapes, and the quiet moves
         assert reached[0] + reached[2] >= 3 and reached[1] >= 3 and reached[3] >= 20, reached
+
+
+def test_the_tail_compaction_plays_the_same_playouts():
+    """Playouts from many positions with mixed move limits: the same results for any stages."""
+    config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple")
+    games, moves = 48, 40
+    start = _light.light_state(config, gojax.init(config))
+    lights = jax.tree.map(lambda x: jnp.broadcast_to(x, (games, *x.shape)), start)
+    limits = jnp.asarray(np.random.default_rng(0).integers(0, moves + 1, games), jnp.int32)
+    keys = jax.random.split(jax.random.key(11), games)
+
+    def compiled(shrink, narrowest):
+        stages = {"shrink": shrink, "narrowest": narrowest}
+        return jax.jit(
+            functools.partial(_rollouts.light_playouts, config, max_moves=moves, rounds=1, **stages)
+        )
+
+    single, staged = compiled(1, 1), compiled(4, 3)
+    starts = single(jnp.full(games, 9, jnp.int32), lights=lights, keys=keys)[3]  # 9 moves into each game
+    starts = starts._replace(moves=jnp.zeros(games, jnp.int32))
+    keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
+    one = jax.device_get(single(limits, lights=starts, keys=keys))
+    assert len(set(np.asarray(one[3].moves).tolist())) > 10  # playouts of many lengths
+    assert _rollouts.stage_widths(games, 4, 3) == (48, 12, 3)
+    for got, want in zip(
+        jax.tree.leaves(staged(limits, lights=starts, keys=keys)), jax.tree.leaves(one), strict=True
+    ):
+        np.testing.assert_array_equal(got, want)
+    assert _rollouts.stage_widths(games, 4, 16) == (48,) == _rollouts.stage_widths(games, 1, 1)
 
 
 def test_playout_ownership_counts_the_area_of_each_colour():

@@ -1,7 +1,7 @@
 """Heavy playouts: MoGo-style move priorities on the light kernel of :mod:`gojax.search._light`.
 
 :func:`heavy_move` is a playout policy for
-:func:`gojax.search._light.light_playouts` (``choose``): it picks uniformly,
+:func:`gojax.search._rollouts.light_playouts` (``choose``): it picks uniformly,
 by the same one random ``uint32`` per move as the light policy, among the
 points of the first non-empty **tier** (:func:`heavy_tiers`):
 
@@ -118,7 +118,7 @@ def heavy_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
     """``int32[]``: the heavy policy's point in one game, picked by the ``uint32[]`` ``draw`` (or pass ``P``).
 
     A :data:`~gojax.search._light.Chooser` for
-    :func:`~gojax.search._light.light_playouts`: a point of the first
+    :func:`~gojax.search._rollouts.light_playouts`: a point of the first
     non-empty tier of :func:`heavy_tiers`, uniformly (its rank
     ``draw * count / 2**32`` among the tier's points).
     """

@@ -31,10 +31,9 @@ neighbouring chain of the mover not in atari, or a capture), and not one of
 the mover's own one-point eyes (the definition of
 :func:`gojax.players.own_eyes`). One is picked uniformly by one random
 ``uint32`` per move (its rank among the set bits); with none left the player
-passes (suicide is never played). The playouts (:func:`light_playouts`,
-a batch in one loop, the move choice an argument: :mod:`gojax.search._heavy`
-is another) stop at two passes or at their move limit, then are scored by
-Tromp-Taylor area with the config's komi.
+passes (suicide is never played). The playouts of a batch run in one loop
+(:func:`gojax.search._rollouts.light_playouts`, the move choice an argument:
+:mod:`gojax.search._heavy` is another).
 
 Shapes: ``N`` board side, ``P = N * N`` points (pass is ``P``), ``W`` words,
 ``L = ceil(log2 P)`` liberty planes.
@@ -54,8 +53,7 @@ from gojax._core import bitboard as bb
 from gojax._core.types import GoConfig, GoState
 from gojax.search import _words as w
 
-__all__ = ["LightState", "light_move", "light_moves", "light_owner", "light_play", "light_playouts"]
-__all__ += ["light_state"]
+__all__ = ["Chooser", "LightState", "light_move", "light_moves", "light_owner", "light_play", "light_state"]
 
 _SIDES = ((0, 1), (0, -1), (1, 0), (-1, 0))
 _DIAGONALS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -308,92 +306,3 @@ def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
 def light_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
     """``int32[]``: a playable point picked uniformly by the ``uint32[]`` ``draw``, or pass ``P``."""
     return _pick(light_moves(size, light)[1], draw, size * size)
-
-
-def light_playouts(
-    config: GoConfig,
-    limits: jax.Array,
-    max_moves: int,
-    lights: LightState,
-    keys: jax.Array,
-    rounds: int = 2,
-    choose: Chooser = light_move,
-) -> tuple[jax.Array, jax.Array, jax.Array, LightState]:
-    """``B`` random playouts, one from each of ``lights``, in one loop.
-
-    Each turn of the loop, a game either starts a move (picks it, reads its
-    captures and grows the chains next to it ``rounds`` dilations) or goes on
-    growing the chains of the move under way; the move is played once they
-    are decided. Every game does the same bounded work per turn: a game whose
-    move touches a long chain takes a few more turns instead of every game
-    waiting for it. Each phase is a ``lax.cond`` on whether any game needs
-    it (which also keeps XLA from recomputing it inside every consumer).
-
-    Args:
-      config: the rules (board size and komi are read).
-      limits: ``int32[B]`` most moves of each playout (0 scores the start).
-      max_moves: a static bound on ``limits`` (one random ``uint32`` per move
-        is drawn up front).
-      lights: :class:`LightState` ``[B]``, the starts.
-      keys: ``[B]`` PRNG keys.
-      rounds: dilations per turn (speed only: the playouts are the same for any value).
-      choose: the policy, ``choose(N, game, uint32[] draw) -> int32[]`` point, a legal one
-        (:func:`light_moves`) or ``P``; default uniform over the playable points.
-
-    Returns:
-      ``(black_win, first, owner, final)``: ``float32[B]`` 1 if black wins by
-      area with komi, 1/2 for a draw, else 0; ``uint32[B, 2, W]`` the points
-      black, white played before the other colour did; ``int32[B, P]`` the
-      final owner of each point (+1 black, -1 white); the final states.
-    """
-    size, points = config.size, config.num_points
-    draws = jax.vmap(lambda key: jax.random.bits(key, (max_moves,), jnp.uint32))(keys)
-    batch = jnp.arange(draws.shape[0])
-
-    def phase(needed: jax.Array, fn, *args):
-        """``jax.vmap(fn)(*args)`` when ``needed``, else zeros of its shape."""
-        batched = jax.vmap(fn)
-        blank = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), jax.eval_shape(batched, *args))
-        return jax.lax.cond(needed, batched, lambda *_: blank, *args)
-
-    def select(flags: jax.Array, new, old):
-        return jax.tree.map(
-            lambda n, o: jnp.where(flags.reshape(flags.shape + (1,) * (n.ndim - 1)), n, o), new, old
-        )
-
-    def playing(games: LightState) -> jax.Array:
-        return (games.passes < 2) & (games.moves < limits)
-
-    def running(carry) -> jax.Array:
-        games, _, _, pending = carry
-        return jnp.any(pending | playing(games))
-
-    def turn(carry):
-        games, first, work, pending = carry
-        fresh = ~pending & playing(games)
-        start = jnp.any(fresh)
-        draw = draws[batch, jnp.minimum(games.moves, max_moves - 1)]
-        point = phase(start, lambda g, d: choose(size, g, d), games, draw)
-        taken = phase(start, lambda g, q: _captures(size, g, q), games, point)
-        work = select(fresh, phase(start, lambda g, t: _prepare(size, g, t[0], t), games, taken), work)
-        active = fresh | pending
-        for _ in range(rounds):
-            work = work._replace(regions=phase(jnp.any(active), lambda job: _dilate(size, job), work))
-        decided = active & jax.vmap(lambda job: _decided(size, job))(work)
-        any_decided = jnp.any(decided)
-        read = phase(any_decided, lambda job: _read(size, job), work)
-        played = phase(any_decided, lambda g, job, r: _finish(size, g, job, r), games, work, read)
-        seen = w.op(lambda f: f[:, 0] | f[:, 1], first)
-        mover = jnp.arange(2)[None, :] == games.turn[:, None]
-        fresh_bits = w.op(lambda p, s: (p & ~s)[:, None], work.placed, seen)
-        first = w.op(lambda f, b: jnp.where(decided[:, None] & mover, f | b, f), first, fresh_bits)
-        return select(decided, played, games), first, work, active & ~decided
-
-    blank = jax.vmap(lambda g: _prepare(size, g, jnp.int32(points)))(lights)
-    first = tuple(jnp.zeros((draws.shape[0], 2), jnp.uint32) for _ in lights.stones)
-    pending = jnp.zeros(draws.shape[0], jnp.bool_)
-    finals, first, _, _ = jax.lax.while_loop(running, turn, (lights, first, blank, pending))
-    owner = jax.vmap(lambda stones: light_owner(size, stones))(w.stacked(finals.stones))
-    margin = jnp.sum(owner, axis=-1).astype(jnp.float32) - jnp.float32(config.komi)
-    black_win = jnp.where(margin > 0, 1.0, jnp.where(margin < 0, 0.0, 0.5)).astype(jnp.float32)
-    return black_win, w.stacked(first), owner, finals

@@ -7,8 +7,9 @@ other, ``.`` empty, ``x`` not ``X`` (``O``, empty or off the board), ``o``
 not ``O``, ``#`` off the board, ``?`` anything. Each is matched in its eight
 rotations and reflections and with the colours swapped, so it does not matter
 which colour is to move. :func:`pattern_points` is the set of empty points
-where any of them matches: one AND of shifted planes per variant,
-elementwise over games.
+where any of them matches: one AND of shifted planes per cell of a variant
+(variants that begin with the same cells share those ANDs), elementwise over
+games.
 
 Shapes: ``N`` board side, ``W`` words.
 """
@@ -85,9 +86,28 @@ def pattern_points(size: int, black: w.Words, white: w.Words) -> w.Words:
                 "#": off,
             }
     found = tuple(jnp.zeros_like(b) for b in black)
-    for cells in _variants():
-        match = empty
-        for rows, cols, char in cells:
-            match = w.op(jnp.bitwise_and, match, planes[rows, cols][char])
-        found = w.op(jnp.bitwise_or, found, match)
+
+    def walk(node: dict, match: w.Words) -> None:
+        nonlocal found
+        for cell, child in node.items():
+            if cell is None:  # a variant ends here
+                found = w.op(jnp.bitwise_or, found, match)
+                continue
+            rows, cols, char = cell
+            walk(child, w.op(jnp.bitwise_and, match, planes[rows, cols][char]))
+
+    walk(_trie(), empty)
     return found
+
+
+@functools.cache
+def _trie() -> dict:
+    """The variants of :func:`_variants` as a prefix tree (``None`` marks an end), each cell a
+    key, so that variants sharing their first cells share those ANDs (about 560 instead of 860)."""
+    root: dict = {}
+    for cells in _variants():
+        node = root
+        for cell in cells:
+            node = node.setdefault(cell, {})
+        node[None] = {}
+    return root

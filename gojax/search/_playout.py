@@ -46,8 +46,9 @@ from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.players import heuristic_playout_policy, random_playout_policy
 from gojax.search._heavy import heavy_move
-from gojax.search._light import light_move, light_owner, light_playouts, light_state
+from gojax.search._light import light_move, light_owner, light_state
 from gojax.search._prior import point_priors
+from gojax.search._rollouts import light_playouts
 
 __all__ = ["POLICIES", "LeafResults", "evaluate_leaves", "ownership", "playout_config", "to_playout_state"]
 
@@ -135,6 +136,8 @@ def evaluate_leaves(
     actions: jax.Array,
     key: jax.Array,
     index: jax.typing.ArrayLike = 0,
+    *,
+    shrink: int = 4,
 ) -> LeafResults:
     """Expands ``K`` leaves and runs ``playouts_per_leaf`` playouts from each (see the module docstring).
 
@@ -148,6 +151,8 @@ def evaluate_leaves(
         evaluate the parent itself.
       key: PRNG key.
       index: ``int[]``, folded into ``key`` (the batch number of a search).
+      shrink: how the light kernel's loop narrows its tail
+        (:func:`gojax.search._rollouts.light_playouts`; 1 never): speed only.
 
     Returns:
       :class:`LeafResults`.
@@ -172,7 +177,7 @@ def evaluate_leaves(
         limits = jnp.repeat(limits.astype(jnp.int32), playouts_per_leaf)
         choose = heavy_move if policy_name == "heavy" else light_move
         black_win, first_bits, owner, _ = light_playouts(
-            config, limits, playout_moves, lights, keys, 2, choose
+            config, limits, playout_moves, lights, keys, 2, choose, shrink
         )
         played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
         played = played.reshape(count, playouts_per_leaf, 2, points)
