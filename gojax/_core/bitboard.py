@@ -142,27 +142,43 @@ def index_planes(size: int) -> np.ndarray:
     return planes
 
 
-def _shift_up(x: jax.Array, bits: int) -> jax.Array:
-    """Bit string moved ``bits`` (1..31) places toward higher indices."""
-    lower = jnp.concatenate([jnp.zeros_like(x[..., :1]), x[..., :-1]], axis=-1)
+def _words_axis(x: jax.Array, words_first: bool) -> tuple[int, Callable[[np.ndarray], jax.Array]]:
+    """``(axis of the words, function shaping a uint32[W] mask to broadcast against x)``."""
+    if not words_first:
+        return -1, jnp.asarray
+    return 0, lambda mask: jnp.asarray(mask).reshape((-1,) + (1,) * (x.ndim - 1))
+
+
+def _shift_up(x: jax.Array, bits: int, axis: int = -1) -> jax.Array:
+    """Bit string moved ``bits`` (1..31) places toward higher indices (words on ``axis``)."""
+    length = x.shape[axis]
+    first = jax.lax.slice_in_dim(x, 0, 1, axis=axis)
+    lower = jnp.concatenate([jnp.zeros_like(first), jax.lax.slice_in_dim(x, 0, length - 1, axis=axis)], axis)
     return (x << bits) | (lower >> (WORD_BITS - bits))
 
 
-def _shift_down(x: jax.Array, bits: int) -> jax.Array:
-    """Bit string moved ``bits`` (1..31) places toward lower indices."""
-    higher = jnp.concatenate([x[..., 1:], jnp.zeros_like(x[..., :1])], axis=-1)
+def _shift_down(x: jax.Array, bits: int, axis: int = -1) -> jax.Array:
+    """Bit string moved ``bits`` (1..31) places toward lower indices (words on ``axis``)."""
+    length = x.shape[axis]
+    first = jax.lax.slice_in_dim(x, 0, 1, axis=axis)
+    higher = jnp.concatenate([jax.lax.slice_in_dim(x, 1, length, axis=axis), jnp.zeros_like(first)], axis)
     return (x >> bits) | (higher << (WORD_BITS - bits))
 
 
-def shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
+def shift(x: jax.Array, rows: int, cols: int, size: int, *, words_first: bool = False) -> jax.Array:
     """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``;
-    zero where that point is off the board."""
-    board, has_left, has_right = (jnp.asarray(m) for m in _masks(size))
+    zero where that point is off the board.
+
+    ``x`` is ``uint32[..., W]``, or ``uint32[W, ...]`` with ``words_first``
+    (a batch on the trailing axes: every operation is then elementwise over
+    them, which XLA vectorises on a CPU)."""
+    axis, shaped = _words_axis(x, words_first)
+    board, has_left, has_right = (shaped(m) for m in _masks(size))
     offset = rows * size + cols
     if offset > 0:
-        x = _shift_down(x, offset)
+        x = _shift_down(x, offset, axis)
     elif offset < 0:
-        x = _shift_up(x, -offset)
+        x = _shift_up(x, -offset, axis)
     if cols == 1:
         x = x & has_right
     elif cols == -1:
@@ -170,11 +186,14 @@ def shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
     return x & board
 
 
-def neighbours(x: jax.Array, size: int) -> jax.Array:
-    """Points orthogonally adjacent to a set bit (the set itself excluded unless adjacent)."""
-    board, has_left, has_right = (jnp.asarray(m) for m in _masks(size))
-    horizontal = (_shift_up(x, 1) & has_left) | (_shift_down(x, 1) & has_right)
-    vertical = _shift_up(x, size) | _shift_down(x, size)
+def neighbours(x: jax.Array, size: int, *, words_first: bool = False) -> jax.Array:
+    """Points orthogonally adjacent to a set bit (the set itself excluded unless adjacent).
+
+    ``words_first``: as in :func:`shift`."""
+    axis, shaped = _words_axis(x, words_first)
+    board, has_left, has_right = (shaped(m) for m in _masks(size))
+    horizontal = (_shift_up(x, 1, axis) & has_left) | (_shift_down(x, 1, axis) & has_right)
+    vertical = _shift_up(x, size, axis) | _shift_down(x, size, axis)
     return (horizontal | vertical) & board
 
 

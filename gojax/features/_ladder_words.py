@@ -18,7 +18,6 @@ import functools
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from gojax._core import bitboard as bb
 
@@ -36,57 +35,19 @@ __all__ = [
 _BITS = bb.WORD_BITS
 
 
-@functools.cache
-def _masks(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(board, has_left, has_right)``, ``uint32[W]`` each: every point, those past the first column,
-    those before the last."""
-    cols = np.arange(size * size).reshape(size, size) % size
-    return tuple(bb.from_grid_np(m, size) for m in (cols >= 0, cols > 0, cols < size - 1))  # type: ignore[return-value]
-
-
-def _column(mask, like: jax.Array) -> jax.Array:
-    """A ``uint32[W]`` mask shaped to broadcast against ``like`` (``uint32[W, ...]``)."""
-    return jnp.asarray(mask).reshape((-1,) + (1,) * (like.ndim - 1))
-
-
 def board(size: int, like: jax.Array) -> jax.Array:
     """``uint32[W, 1, ...]``: every point of the board, to broadcast against ``like``."""
-    return _column(_masks(size)[0], like)
-
-
-def _up(x: jax.Array, bits: int) -> jax.Array:
-    """Bit string moved ``bits`` (1..31) places toward higher indices."""
-    lower = jnp.concatenate([jnp.zeros_like(x[:1]), x[:-1]], axis=0)
-    return (x << bits) | (lower >> (_BITS - bits))
-
-
-def _down(x: jax.Array, bits: int) -> jax.Array:
-    """Bit string moved ``bits`` (1..31) places toward lower indices."""
-    higher = jnp.concatenate([x[1:], jnp.zeros_like(x[:1])], axis=0)
-    return (x >> bits) | (higher << (_BITS - bits))
+    return jnp.asarray(bb.board_mask(size)).reshape((-1,) + (1,) * (like.ndim - 1))
 
 
 def shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
     """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``, zero off the board."""
-    edges = _masks(size)
-    offset = rows * size + cols
-    if offset > 0:
-        x = _down(x, offset)
-    elif offset < 0:
-        x = _up(x, -offset)
-    if cols == 1:
-        x = x & _column(edges[2], x)
-    elif cols == -1:
-        x = x & _column(edges[1], x)
-    return x & _column(edges[0], x)
+    return bb.shift(x, rows, cols, size, words_first=True)
 
 
 def neighbours(x: jax.Array, size: int) -> jax.Array:
     """Points orthogonally adjacent to a set bit of ``uint32[W, ...]``."""
-    on_board, has_left, has_right = (_column(m, x) for m in _masks(size))
-    horizontal = (_up(x, 1) & has_left) | (_down(x, 1) & has_right)
-    vertical = _up(x, size) | _down(x, size)
-    return (horizontal | vertical) & on_board
+    return bb.neighbours(x, size, words_first=True)
 
 
 def count(x: jax.Array) -> jax.Array:
