@@ -471,6 +471,7 @@ def test_kill_and_resume(tmp_path):
     saved_step = _complete_steps(checkpoints)[-1]  # orbax renames a checkpoint only once complete
     arrays, meta = _raw_checkpoint(checkpoints, saved_step)
     assert meta["counters"]["iteration"] == saved_step
+    assert meta["counters"]["train_steps"] > 0  # the saved network is a trained one, not the initial one
     params_sum = sum(
         float(np.abs(v.astype(np.float64)).sum()) for k, v in arrays.items() if "variables_params" in k
     )
