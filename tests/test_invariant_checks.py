@@ -107,6 +107,18 @@ def test_the_game_is_well_formed(config):
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=_name)
+def test_a_liberty_beside_two_stones_of_a_chain_counts_once(config):
+    # The black chain's last liberty (A8) touches two of its stones (A9, B8): it is one
+    # liberty, so the chain is in atari, and the engine's state says so.
+    board = np.zeros((config.size, config.size), np.int8)
+    board[:4, :4] = gojax.parse_board("X X O .\n. X O .\n. O . .\n. . . .", 4)
+    state = gojax.from_board(config, board)
+    atari = bb.to_grid_np(np.asarray(state.atari), config.size)
+    assert np.argwhere(atari[0]).tolist() == [[0, 0], [0, 1], [1, 1]]
+    gojax.check_invariants(config, jax.tree.map(np.asarray, state))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=_name)
 def test_bits_beyond_the_board(config):
     state, _ = game(config)
     # The last word's top bit is past the last point on both boards (81 and 361 points).

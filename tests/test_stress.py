@@ -78,9 +78,13 @@ CONFIGS = {
 }
 
 
+SNAPSHOT_GAMES, SNAPSHOT_EVERY = 16, 6
+
+
 @pytest.fixture(scope="module")
-def stress_results():
-    results = {}
+def stress_runs():
+    """Per config: the event totals, and every sixth state of the first 16 games (stacked)."""
+    runs = {}
     for name, config in CONFIGS.items():
         advance = _events_runner(config)
         state = jax.vmap(lambda _, c=config: gojax.init(c))(jnp.arange(BATCH))
@@ -88,18 +92,26 @@ def stress_results():
         previous = jnp.full((BATCH,), -1, jnp.int32)
         placed = np.zeros((BATCH, 2), np.int64)
         totals: dict[str, int] = {}
-        for _ in range(config.move_cap):
+        snapshots = []
+        for move in range(config.move_cap):
             key, sub = jax.random.split(key)
             state, events, previous, was_placed, mover = advance(state, sub, previous)
             placed[np.arange(BATCH), np.asarray(mover)] += np.asarray(was_placed)
             gojax.check_invariants(config, state, placed=placed)
             for event, hits in events.items():
                 totals[event] = totals.get(event, 0) + int(np.sum(hits))
+            if move % SNAPSHOT_EVERY == SNAPSHOT_EVERY - 1:
+                snapshots.append(jax.tree.map(lambda x: x[:SNAPSHOT_GAMES], state))
             if bool(jnp.all(state.done)):
                 break
-        results[name] = totals
+        runs[name] = (totals, jax.tree.map(lambda *xs: jnp.concatenate(xs), *snapshots))
         print(name, totals)
-    return results
+    return runs
+
+
+@pytest.fixture(scope="module")
+def stress_results(stress_runs):
+    return {name: totals for name, (totals, _) in stress_runs.items()}
 
 
 def test_mask_and_step_agree(stress_results):
@@ -168,14 +180,8 @@ def _strategies_runner(config: gojax.GoConfig):
     return jax.jit(jax.vmap(jax.vmap(compare, in_axes=(None, 0)), in_axes=(0, None)))
 
 
-@pytest.mark.parametrize(
-    "config",
-    [gojax.GoConfig(size=7, ko_rule="situational", suicide=True), gojax.GoConfig(size=13)],
-    ids=lambda c: f"{c.size}x{c.size}",
-)
-def test_both_capture_strategies_agree(config):
-    # The fill works on any board, but step uses it only above 13x13: here
-    # it is checked against the liberty labels, on boards that keep them.
+def _random_positions(config: gojax.GoConfig, games: int, every: int):
+    """Every ``every``-th state of ``games`` random games of ``1.5 P`` moves (stacked)."""
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
     step = jax.vmap(functools.partial(gojax.step, config))
     num_points = config.num_points
@@ -186,10 +192,24 @@ def test_both_capture_strategies_agree(config):
         after = step(state, jax.random.categorical(key, logits))
         return after, after
 
-    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(16))
+    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(games))
     keys = jax.random.split(jax.random.PRNGKey(config.size), int(1.5 * num_points))
     _, states = jax.lax.scan(advance, state, keys)
-    sample = jax.tree.map(lambda x: x[::6].reshape((-1, *x.shape[2:])), states)
+    return jax.tree.map(lambda x: x[::every].reshape((-1, *x.shape[2:])), states)
+
+
+@pytest.mark.parametrize("size", [7, 13], ids=lambda size: f"{size}x{size}")
+def test_both_capture_strategies_agree(size, request):
+    # The fill works on any board, but step uses it only above 13x13: here it is
+    # checked against the liberty labels, on boards that keep them. On 7x7
+    # (situational superko, suicide allowed) the positions are those of the
+    # stress games; on 13x13, of random games played here.
+    if size == 7:
+        config = CONFIGS["7x7-situational-suicide"]
+        sample = request.getfixturevalue("stress_runs")["7x7-situational-suicide"][1]
+    else:
+        config = gojax.GoConfig(size=13)
+        sample = _random_positions(config, games=16, every=12)
     same, events = _strategies_runner(config)(sample, jnp.arange(config.num_actions))
     assert bool(jnp.all(same))
     # captures, joined chains in atari, relieved chains and (7x7) suicides all occurred

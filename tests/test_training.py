@@ -6,8 +6,11 @@ hand-written ring positions, from replaying the self-play games with
 :func:`gojax.step` and scoring them with the plain-Python Tromp-Taylor scorer
 below, and from gojax's legal mask. Two tests start ``experiments/train.py``
 or the trainer in a subprocess: the kill -9 / resume test, and the 4-device
-test (``--xla_force_host_platform_device_count=4``); both share a persistent
-JAX compilation cache under ``tmp_path`` between their processes.
+test (``--xla_force_host_platform_device_count=4``). Their processes share the
+test session's persistent JAX compilation cache (tests/conftest.py), and the
+kill / resume runs use the settings and the 4 virtual devices (one of them) of
+the 4-device test's one-device run, so that the second of the two tests loads
+the compiled self-play and training steps instead of compiling them again.
 """
 
 from __future__ import annotations
@@ -46,37 +49,32 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = gojax.GoConfig(size=5, komi=0.5, max_moves=16)
 CHANNELS = az.BASIC_CHANNELS
 BATCH = 4
-TINY = [
-    "--size",
-    "5",
-    "--blocks",
-    "1",
-    "--channels",
-    "8",
-    "--simulations",
-    "4",
-    "--batch",
-    "4",
-    "--moves-per-iteration",
-    "4",
-    "--train-batch",
-    "16",
-    "--replay-capacity",
-    "512",
-    "--min-replay",
-    "8",
-    "--max-moves",
-    "16",
-    "--ko-rule",
-    "simple",
-    "--eval-every",
-    "0",
-    "--final-eval-games",
-    "0",
-    "--sgf-games",
-    "0",
-    "--no-progress",
-]
+# The kill -9 / resume runs and the one-device run of the 4-device test (_MULTI) share
+# every setting their compiled self-play and training steps depend on, and run in processes
+# with the same 4 virtual CPU devices (using one of them), so that whichever test runs
+# second loads both programs from the shared compilation cache instead of compiling them.
+TINY_SETTINGS = {
+    "devices": 1,
+    "size": 5,
+    "blocks": 1,
+    "channels": 8,
+    "simulations": 4,
+    "batch": 8,
+    "moves_per_iteration": 4,
+    "train_batch": 16,
+    "replay_capacity": 512,
+    "min_replay": 1,
+    "max_moves": 8,
+    "ko_rule": "simple",
+    "optimizer": "sgd",
+    "learning_rate": 0.05,
+    "eval_every": 0,
+    "final_eval_games": 0,
+    "sgf_games": 0,
+}
+TINY = [arg for name, value in TINY_SETTINGS.items() for arg in (training.flag_name(name), str(value))]
+TINY.append("--no-progress")
+POSITIONS_PER_ITERATION = TINY_SETTINGS["batch"] * TINY_SETTINGS["moves_per_iteration"]
 
 
 # ----------------------------------------------------------------- fixtures
@@ -133,13 +131,14 @@ def jitted_step():
 
 @functools.cache
 def _start():
-    """The empty board, its legal mask and planes (computed once)."""
-    state = gojax.init(CONFIG)
-    return (
-        state,
-        np.asarray(gojax.legal_action_mask(CONFIG, state)),
-        np.asarray(az.basic_planes(CONFIG, state)),
-    )
+    """The empty board, its legal mask and planes (once, in one compiled call: op by op takes seconds)."""
+
+    def start():
+        state = gojax.init(CONFIG)
+        return state, gojax.legal_action_mask(CONFIG, state), az.basic_planes(CONFIG, state)
+
+    state, legal, planes = jax.jit(start)()
+    return state, np.asarray(legal), np.asarray(planes)
 
 
 # ----------------------------------------------------------------- replay buffer
@@ -453,7 +452,7 @@ def test_kill_and_resume(tmp_path):
     args = [sys.executable, str(ROOT / "experiments" / "train.py"), *TINY, "--run-dir", str(run_dir)]
     first = subprocess.Popen(
         [*args, "--minutes", "60", "--checkpoint-every", "0"],
-        env=_env(tmp_path),
+        env=_env(tmp_path, devices=4),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         cwd=ROOT,
@@ -473,6 +472,7 @@ def test_kill_and_resume(tmp_path):
     saved_step = _complete_steps(checkpoints)[-1]  # orbax renames a checkpoint only once complete
     arrays, meta = _raw_checkpoint(checkpoints, saved_step)
     assert meta["counters"]["iteration"] == saved_step
+    assert meta["counters"]["train_steps"] > 0  # the saved network is a trained one, not the initial one
     params_sum = sum(
         float(np.abs(v.astype(np.float64)).sum()) for k, v in arrays.items() if "variables_params" in k
     )
@@ -490,7 +490,7 @@ def test_kill_and_resume(tmp_path):
             "--gnugo-games",
             "2",
         ],
-        env=_env(tmp_path),
+        env=_env(tmp_path, devices=4),
         capture_output=True,
         text=True,
         timeout=600,
@@ -504,7 +504,7 @@ def test_kill_and_resume(tmp_path):
     assert not [p for p in checkpoints.iterdir() if "tmp" in p.name], "orbax temporary directories left"
     final, final_meta = _raw_checkpoint(checkpoints, target)
     counters = final_meta["counters"]
-    assert counters["iteration"] == target and counters["positions"] == target * 4 * 4
+    assert counters["iteration"] == target and counters["positions"] == target * POSITIONS_PER_ITERATION
     assert counters["train_steps"] > meta["counters"]["train_steps"]
     with open(run_dir / "metrics.csv", newline="") as handle:
         rows = [r for r in csv.DictReader(handle) if r["kind"] == "train"]
@@ -519,7 +519,7 @@ def test_kill_and_resume(tmp_path):
         assert int(row["step"]) == counters["train_steps"] and int(row["iteration"]) == target
         assert float(row["mean_length"]) > 0
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["iteration"] == target and summary["positions"] == target * 16
+    assert summary["iteration"] == target and summary["positions"] == target * POSITIONS_PER_ITERATION
     assert not any(np.isnan(v).any() for v in final.values() if v.dtype.kind == "f")
 
 
@@ -528,14 +528,10 @@ import json, os, sys
 import jax, numpy as np
 import orbax.checkpoint as ocp
 from gojax.training import TrainConfig, train
-root = sys.argv[1]
-common = dict(size=5, blocks=1, channels=8, simulations=4, moves_per_iteration=4, max_moves=8,
-              train_batch=16, replay_capacity=512, min_replay=1, train_steps=2, max_iterations=3,
-              eval_every=0, optimizer="sgd", learning_rate=0.05, final_eval_games=0, sgf_games=0,
-              checkpoint_every=100, progress=False, ko_rule="simple")
+root, common = sys.argv[1], json.loads(sys.argv[2])
 out = {"device_count": jax.device_count()}
-for name, extra in (("one", dict(devices=1, batch=8)), ("four", dict(devices=4, batch_per_device=2))):
-    summary = train(TrainConfig(run_dir=os.path.join(root, name), **common, **extra))
+for name, extra in (("one", {}), ("four", dict(devices=4, batch_per_device=2))):
+    summary = train(TrainConfig(run_dir=os.path.join(root, name), **{**common, **extra}))
     keys = ("devices", "batch", "positions", "games", "black_wins", "white_wins", "train_steps",
             "selfplay_shards")
     out[name] = {k: summary[k] for k in keys}
@@ -556,9 +552,19 @@ print("RESULT " + json.dumps(out))
 """
 
 
+# The one-device run compiles what the kill -9 / resume test compiles (same TINY_SETTINGS).
+_MULTI_SETTINGS = {
+    **TINY_SETTINGS,
+    "train_steps": 2,
+    "max_iterations": 3,
+    "checkpoint_every": 100,
+    "progress": False,
+}
+
+
 def test_four_devices_match_one(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-c", _MULTI, str(tmp_path)],
+        [sys.executable, "-c", _MULTI, str(tmp_path), json.dumps(_MULTI_SETTINGS)],
         env=_env(tmp_path, devices=4),
         capture_output=True,
         text=True,

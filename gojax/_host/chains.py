@@ -43,18 +43,26 @@ def chain_labels(boards) -> np.ndarray:
     shape, size = boards.shape, boards.shape[-1]
     flat = boards.reshape(-1, size, size)
     big = size * size
-    labels = np.where(flat > 0, np.arange(big).reshape(size, size), big)
+    stones = flat > 0
+    # stones of one colour beside each other: in a column, in a row
+    vertical = (flat[:, 1:, :] == flat[:, :-1, :]) & stones[:, 1:, :]
+    horizontal = (flat[:, :, 1:] == flat[:, :, :-1]) & stones[:, :, 1:]
+    labels = np.where(stones, np.arange(big).reshape(size, size), big)
+    games = np.arange(flat.shape[0])[:, None]
     while True:
         best = labels.copy()
-        for axis, shift in ((1, 1), (1, -1), (2, 1), (2, -1)):
-            moved = np.roll(labels, shift, axis=axis)
-            same = np.roll(flat, shift, axis=axis) == flat
-            edge: list[int | slice] = [slice(None)] * 3
-            edge[axis] = 0 if shift == 1 else -1
-            same[tuple(edge)] = False
-            best = np.where(same & (flat > 0), np.minimum(best, moved), best)
+        below, above = best[:, :-1, :], best[:, 1:, :]
+        np.minimum(below, np.where(vertical, labels[:, 1:, :], big), out=below)
+        np.minimum(above, np.where(vertical, labels[:, :-1, :], big), out=above)
+        right, left = best[:, :, :-1], best[:, :, 1:]
+        np.minimum(right, np.where(horizontal, labels[:, :, 1:], big), out=right)
+        np.minimum(left, np.where(horizontal, labels[:, :, :-1], big), out=left)
+        # a stone's label names a stone of its chain: take that stone's label too
+        jumped = best.reshape(len(best), -1)
+        jumped = np.minimum(jumped, np.append(jumped, np.full((len(best), 1), big), 1)[games, jumped])
+        best = jumped.reshape(best.shape)
         if np.array_equal(best, labels):
-            return np.where(flat > 0, labels, -1).reshape(shape)
+            return np.where(stones, labels, -1).reshape(shape)
         labels = best
 
 

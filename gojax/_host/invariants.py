@@ -23,7 +23,7 @@ from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
 from gojax._core.types import GoConfig, GoState
-from gojax._host.chains import chain_labels, liberty_counts
+from gojax._host.chains import chain_labels
 from gojax._host.grid import decode
 
 __all__ = ["InvariantError", "check_invariants", "liberty_planes"]
@@ -34,18 +34,54 @@ class InvariantError(AssertionError):
 
 
 def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> np.ndarray:
-    """:attr:`GoState.atari_liberty` from scratch: ``uint32[2, L, W]``.
+    """:attr:`GoState.atari_liberty` from scratch: ``uint32[..., 2, L, W]``.
 
     Args:
       config: the rules.
-      atari: ``int[N, N]`` colour (1, 2) of the stones in atari, else 0.
-      liberty: ``int[N, N]`` point index of the liberty of each stone's chain
-        (read only where ``atari`` is set).
+      atari: ``int[..., N, N]`` colour (1, 2) of the stones in atari, else 0.
+      liberty: ``int[..., N, N]`` point index of the liberty of each stone's
+        chain (read only where ``atari`` is set).
     """
-    levels = config.liberty_label_planes
-    bits = (np.maximum(liberty, 0)[None] >> np.arange(levels)[:, None, None]) & 1  # [L, N, N]
-    planes = np.stack([bits * (atari == colour)[None] for colour in (1, 2)])  # [2, L, N, N]
-    return bb.from_grid_np(planes, config.size)
+    atari, liberty = np.asarray(atari), np.asarray(liberty)
+    levels = np.arange(config.liberty_label_planes)[:, None, None]
+    bits = (np.maximum(liberty, 0)[..., None, :, :] >> levels) & 1  # [..., L, N, N]
+    planes = np.stack([bits * (atari == colour)[..., None, :, :] for colour in (1, 2)], axis=-4)
+    return bb.from_grid_np(planes, config.size)  # [..., 2, L, W]
+
+
+def _liberties(boards: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Liberty count and one liberty of each stone's chain, whole boards at once.
+
+    Args:
+      boards: ``int8[G, N, N]``.
+      labels: their :func:`chain_labels`, ``int64[G, N, N]`` (-1 on empty points).
+
+    Returns:
+      ``(counts, liberty)``, each ``int64[G, N, N]``: the number of distinct
+      liberties of the chain through each stone (0 on empty points), and the
+      point index of one of them (-1 where there is none).
+    """
+    games, size = boards.shape[0], boards.shape[-1]
+    points = size * size
+    padded = np.pad(labels, ((0, 0), (1, 1), (1, 1)), constant_values=-1)
+    # the chain labels beside each point: up, down, left, right  [G, N, N, 4]
+    beside = np.stack(
+        [padded[:, :-2, 1:-1], padded[:, 2:, 1:-1], padded[:, 1:-1, :-2], padded[:, 1:-1, 2:]], axis=-1
+    )
+    # an empty point is a liberty of each distinct chain beside it, counted once
+    liberty_of = (boards == 0)[..., None] & (beside >= 0)
+    for later in range(1, 4):
+        for earlier in range(later):
+            liberty_of[..., later] &= beside[..., later] != beside[..., earlier]
+    game = np.broadcast_to(np.arange(games)[:, None, None, None], beside.shape)
+    point = np.broadcast_to(np.arange(points).reshape(1, size, size, 1), beside.shape)
+    chain = (game * points + beside)[liberty_of]
+    counts = np.bincount(chain, minlength=games * points)
+    liberty = np.full(games * points, -1, np.int64)
+    liberty[chain] = point[liberty_of]
+    where = np.arange(games)[:, None, None] * points + np.maximum(labels, 0)
+    stones = labels >= 0
+    return np.where(stones, counts[where], 0), np.where(stones, liberty[where], -1)
 
 
 def _bucket_problem(config, history, heads, links, move, count, white) -> str | None:
@@ -76,6 +112,62 @@ def _bucket_problem(config, history, heads, links, move, count, white) -> str | 
     return "the current position is not in the bucket of its stone counts"
 
 
+def _bucket_problems(config, history, heads, links, move, counts, whites) -> list[str]:
+    """What is wrong with the bucket lists of each game, whole batches at once.
+
+    Args:
+      config: the rules.
+      history: ``uint32[G, H, 2]``; heads: ``int64[G, M]``; links: ``int64[G, H]``.
+      move, counts, whites: ``int64[G]`` move numbers and stone counts.
+
+    Lists whose every pointer leads to an older entry, no later than the
+    current move, and that share no entry cannot loop or be corrupt: they are
+    walked in lock-step. Any other game is walked alone by
+    :func:`_bucket_problem`, which names the first corrupt entry.
+    """
+    games, length = links.shape
+    move = np.clip(move, 0, length - 1)
+    entry = np.arange(length)
+    held = entry[None] <= move[:, None]  # [G, H] entries up to the current move
+    tidy = np.all((heads < 0) | (heads <= move[:, None]), axis=1)
+    tidy &= np.all(~held | (links < entry[None]), axis=1)
+    targets = np.concatenate([heads, np.where(held, links, -1)], axis=1)  # [G, M + H]
+    targets = np.where(tidy[:, None], targets, -1)
+    owner = np.broadcast_to(np.arange(games)[:, None], targets.shape)
+    aimed = np.bincount((owner * length + targets)[targets >= 0], minlength=games * length)
+    tidy &= np.all(aimed.reshape(games, length) <= 1, axis=1)
+
+    # walk every tidy list at once, labelling each entry with its bucket
+    bucket_of = np.full((games, length), -1, np.int64)
+    owner, bucket = np.nonzero(tidy[:, None] & (heads >= 0))
+    at = heads[owner, bucket]
+    while at.size:
+        bucket_of[owner, at] = bucket
+        at = links[owner, at]
+        owner, bucket, at = owner[at >= 0], bucket[at >= 0], at[at >= 0]
+    linked = bucket_of >= 0
+
+    key = (history[..., 0].astype(np.uint64) << np.uint64(32)) | history[..., 1].astype(np.uint64)  # [G, H]
+    found: dict[int, str] = {}
+    lone_game, lone_entry = np.nonzero(tidy[:, None] & held & ~linked)
+    repeats = linked[lone_game] & (key[lone_game] == key[lone_game, lone_entry][:, None])
+    unrepeated = ~np.any(repeats, axis=1)
+    for game, lone in zip(lone_game[unrepeated], lone_entry[unrepeated], strict=True):  # the first per game
+        found.setdefault(int(game), f"history entry {lone} is neither linked nor a repeat of a linked one")
+    current = key[np.arange(games), move]
+    target = _history.bucket_of(config, counts, whites)
+    listed = np.any((bucket_of == target[:, None]) & (key == current[:, None]), axis=1)
+    for game in np.flatnonzero(tidy & ~listed):
+        found.setdefault(int(game), "the current position is not in the bucket of its stone counts")
+    for game in np.flatnonzero(~tidy):
+        problem = _bucket_problem(
+            config, history[game], heads[game], links[game], move[game], counts[game], whites[game]
+        )
+        if problem:
+            found[int(game)] = problem
+    return [f"game {game}: {found[game]}" for game in sorted(found)]
+
+
 def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     """Raises :class:`InvariantError` if any game in ``state`` is malformed.
 
@@ -103,19 +195,18 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     boards = decode(stones, size)
     labels = chain_labels(boards)
     atari_boards = decode(flat["atari"].astype(np.uint32), size)
-    for game in range(boards.shape[0]):
-        liberties, liberty_point = liberty_counts(boards[game], labels[game])
-        stones = boards[game] > 0
-        chain_liberties = liberties[labels[game]]
-        if np.any(stones & (chain_liberties == 0)):
-            point = int(np.flatnonzero(stones & (chain_liberties == 0))[0])
-            problems.append(f"game {game}: chain at point {point} has no liberty")
-        expected = np.where(stones & (chain_liberties == 1), boards[game], 0)
-        if not np.array_equal(expected, atari_boards[game]):
-            problems.append(f"game {game}: atari bitboards differ from the chains with one liberty")
-        planes = liberty_planes(config, expected, liberty_point[labels[game]])
-        if not np.array_equal(planes, flat["atari_liberty"][game]):
-            problems.append(f"game {game}: atari_liberty differs from the liberties of the chains in atari")
+    liberties, liberty_point = _liberties(boards, labels)
+    on_board = boards > 0
+    breathless = (on_board & (liberties == 0)).reshape(games, -1)
+    for game in np.flatnonzero(breathless.any(axis=1)):
+        point = int(np.argmax(breathless[game]))
+        problems.append(f"game {game}: chain at point {point} has no liberty")
+    expected = np.where(on_board & (liberties == 1), boards, 0)
+    for game in np.flatnonzero(np.any(expected != atari_boards, axis=(1, 2))):
+        problems.append(f"game {game}: atari bitboards differ from the chains with one liberty")
+    planes = liberty_planes(config, expected, liberty_point)
+    for game in np.flatnonzero(np.any(planes != flat["atari_liberty"], axis=tuple(range(1, planes.ndim)))):
+        problems.append(f"game {game}: atari_liberty differs from the liberties of the chains in atari")
 
     keys = _zobrist.tables(size).points
     flat_boards = boards.reshape(boards.shape[0], num_points)
@@ -158,12 +249,7 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
         counts = (flat_boards > 0).sum(axis=1)
         whites = (flat_boards == 2).sum(axis=1)
-        for game in range(len(move)):
-            problem = _bucket_problem(
-                config, history[game], heads[game], links[game], move[game], counts[game], whites[game]
-            )
-            if problem:
-                problems.append(f"game {game}: {problem}")
+        problems.extend(_bucket_problems(config, history, heads, links, move, counts, whites))
 
     if placed is not None:
         placed = np.asarray(placed).reshape(-1, 2)
