@@ -142,38 +142,34 @@ def index_planes(size: int) -> np.ndarray:
     return planes
 
 
-def _words_axis(x: jax.Array, words_first: bool) -> tuple[int, Callable[[np.ndarray], jax.Array]]:
-    """``(axis of the words, function shaping a uint32[W] mask to broadcast against x)``."""
-    if not words_first:
-        return -1, jnp.asarray
-    return 0, lambda mask: jnp.asarray(mask).reshape((-1,) + (1,) * (x.ndim - 1))
+def _edges(x: jax.Array, size: int, words_first: bool) -> tuple[int, jax.Array, jax.Array, jax.Array]:
+    """``(axis of the words, board, has_left, has_right)``, the masks shaped to broadcast against ``x``."""
+    shape = (-1,) + (1,) * (x.ndim - 1) if words_first else (-1,)
+    board, has_left, has_right = (jnp.asarray(m).reshape(shape) for m in _masks(size))
+    return (0 if words_first else -1), board, has_left, has_right
+
+
+def _word_shift(x: jax.Array, axis: int, down: bool) -> jax.Array:
+    """``x`` moved one word along ``axis``, zero filled: toward lower word indices if ``down``."""
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, 1) if down else (1, 0)
+    return jax.lax.slice_in_dim(jnp.pad(x, widths), int(down), int(down) + x.shape[axis], axis=axis)
 
 
 def _shift_up(x: jax.Array, bits: int, axis: int = -1) -> jax.Array:
     """Bit string moved ``bits`` (1..31) places toward higher indices (words on ``axis``)."""
-    length = x.shape[axis]
-    first = jax.lax.slice_in_dim(x, 0, 1, axis=axis)
-    lower = jnp.concatenate([jnp.zeros_like(first), jax.lax.slice_in_dim(x, 0, length - 1, axis=axis)], axis)
-    return (x << bits) | (lower >> (WORD_BITS - bits))
+    return (x << bits) | (_word_shift(x, axis, down=False) >> (WORD_BITS - bits))
 
 
 def _shift_down(x: jax.Array, bits: int, axis: int = -1) -> jax.Array:
     """Bit string moved ``bits`` (1..31) places toward lower indices (words on ``axis``)."""
-    length = x.shape[axis]
-    first = jax.lax.slice_in_dim(x, 0, 1, axis=axis)
-    higher = jnp.concatenate([jax.lax.slice_in_dim(x, 1, length, axis=axis), jnp.zeros_like(first)], axis)
-    return (x >> bits) | (higher << (WORD_BITS - bits))
+    return (x >> bits) | (_word_shift(x, axis, down=True) << (WORD_BITS - bits))
 
 
 def shift(x: jax.Array, rows: int, cols: int, size: int, *, words_first: bool = False) -> jax.Array:
-    """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``;
-    zero where that point is off the board.
-
-    ``x`` is ``uint32[..., W]``, or ``uint32[W, ...]`` with ``words_first``
-    (a batch on the trailing axes: every operation is then elementwise over
-    them, which XLA vectorises on a CPU)."""
-    axis, shaped = _words_axis(x, words_first)
-    board, has_left, has_right = (shaped(m) for m in _masks(size))
+    """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``; zero where that
+    point is off the board. ``words_first``: ``x`` is ``uint32[W, ...]`` (batch axes last)."""
+    axis, board, has_left, has_right = _edges(x, size, words_first)
     offset = rows * size + cols
     if offset > 0:
         x = _shift_down(x, offset, axis)
@@ -187,11 +183,8 @@ def shift(x: jax.Array, rows: int, cols: int, size: int, *, words_first: bool = 
 
 
 def neighbours(x: jax.Array, size: int, *, words_first: bool = False) -> jax.Array:
-    """Points orthogonally adjacent to a set bit (the set itself excluded unless adjacent).
-
-    ``words_first``: as in :func:`shift`."""
-    axis, shaped = _words_axis(x, words_first)
-    board, has_left, has_right = (shaped(m) for m in _masks(size))
+    """Points orthogonally adjacent to a set bit (the set excluded unless adjacent); see :func:`shift`."""
+    axis, board, has_left, has_right = _edges(x, size, words_first)
     horizontal = (_shift_up(x, 1, axis) & has_left) | (_shift_down(x, 1, axis) & has_right)
     vertical = _shift_up(x, size, axis) | _shift_down(x, size, axis)
     return (horizontal | vertical) & board
