@@ -105,13 +105,19 @@ def installed(tmp_path_factory):
     # The test environment's packages (JAX, ...), after the venv's own: a plain path, so its .pth
     # files (the editable install of this checkout among them) are not run.
     Path(purelib, "zz_test_environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # --force-reinstall: the checkout's own gojax is visible through that path, and pip must not
+    # take it for this wheel already installed.
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+        [
+            *(sys.executable, "-m", "pip", "--python", str(python), "install"),
+            *("--no-deps", "--force-reinstall", str(wheel)),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert install.returncode == 0, install.stderr[-3000:]
+    assert Path(purelib, "gojax", "__init__.py").is_file(), install.stdout[-3000:]
     return wheel, python
 
 
