@@ -18,6 +18,8 @@ does not load this package. It needs flax (NNX), mctx and orbax-checkpoint.
   :func:`legal_logits` - batched AlphaZero search on mctx (PUCT or Gumbel
   MuZero) with :func:`gojax.step` as the model (``_search.py``).
 * :class:`AlphaZeroPlayer` - network plus search as a gojax player (``_player.py``).
+* :func:`network_guide` - the network as the policy prior and value of
+  :class:`gojax.search.TreeSearch` (``_player.py``).
 * :func:`save_checkpoint`, :func:`load_checkpoint` - orbax network
   checkpoints, what players and ``gojax-gtp --player az`` load (``_checkpoint.py``).
 * the pieces of self-play training: the replay buffer (``_replay.py``),
@@ -36,7 +38,7 @@ require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.alph
 
 from gojax.alphazero._checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
 from gojax.alphazero._network import NetworkConfig, PolicyValueNet, Variables, apply, merge, split
-from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer
+from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, network_guide
 from gojax.alphazero._search import ILLEGAL_LOGIT, legal_logits, make_recurrent_fn, make_root, search
 from gojax.alphazero._settings import ALGORITHMS, SearchSettings
 from gojax.features import (
@@ -69,6 +71,7 @@ __all__ = [
     "make_recurrent_fn",
     "make_root",
     "merge",
+    "network_guide",
     "num_planes",
     "save_checkpoint",
     "search",

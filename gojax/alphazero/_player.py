@@ -27,12 +27,12 @@ import jax.numpy as jnp
 from flax import nnx
 
 from gojax._core.types import GoConfig, GoState
-from gojax.alphazero._network import Variables
+from gojax.alphazero._network import Variables, apply
 from gojax.alphazero._search import search
 from gojax.alphazero._settings import SearchSettings
 from gojax.features import Observation, basic_planes
 
-__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer"]
+__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "network_guide"]
 
 PLAY_SETTINGS = SearchSettings(num_simulations=64).for_play()
 """The default search of :class:`AlphaZeroPlayer`: Gumbel, 64 simulations, no PUCT noise."""
@@ -72,3 +72,28 @@ class AlphaZeroPlayer:
 jax.tree_util.register_dataclass(
     AlphaZeroPlayer, data_fields=["variables"], meta_fields=["graphdef", "settings", "observe"]
 )
+
+
+def network_guide(graphdef: nnx.GraphDef, variables: Variables, observe: Observation = basic_planes):
+    """A guide for :class:`gojax.search.TreeSearch` from a network: its policy and its value.
+
+    ::
+
+        search = TreeSearch(config, TreeSearchSettings(), guide=network_guide(graphdef, variables))
+
+    Args:
+      graphdef, variables: the network (:func:`split`).
+      observe: the network's observation of one position (must match its training).
+
+    Returns:
+      ``guide(config, states) -> (policy float32[K, A], value float32[K])``:
+      the softmax of the logits and the value for the player to move, for a
+      batch of ``K`` states (see :mod:`gojax.search`).
+    """
+
+    def guide(config: GoConfig, states: GoState) -> tuple[jax.Array, jax.Array]:
+        planes = jax.vmap(lambda state: observe(config, state))(states).astype(jnp.float32)
+        logits, value, _ = apply(graphdef, variables, planes)
+        return jax.nn.softmax(logits, axis=-1), value
+
+    return guide

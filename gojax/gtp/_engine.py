@@ -98,8 +98,10 @@ class GTPEngine(_SgfCommands, _TimeCommands, _HandicapCommands, _EndgameCommands
         self.options = options
         size, fixed_size = rules.size, None
         if options.levels is None and player.kind == "mcts":
-            self.searcher: Searcher = TreeSearcher(player)
+            tree_searcher = TreeSearcher(player)
+            self.searcher: Searcher = tree_searcher
             self.player = player.kind
+            fixed_size = tree_searcher.board_size
         else:
             if options.levels is None:
                 levels, fixed_size = player_levels(player)

@@ -6,6 +6,7 @@
     gojax-gtp --size 9 --seconds-per-move 5 --resign-threshold 0.05
     gojax-gtp --size 9 --player uct --simulations 128           # Sabaki, GoGui, gogui-twogtp
     python -m gojax.gtp --player az --checkpoint runs/9x9/ckpt   # an AlphaZero network
+    gojax-gtp --checkpoint runs/9x9/network                      # the tree search guided by a network
 
 Replies go to stdout (flushed after each); logs, JAX's messages and any stray
 ``print`` go to stderr, so the protocol stream stays clean. Input is read in
@@ -92,7 +93,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="mcts: the tree search's playout policy, light, heavy, random or heuristic "
         "(default: gojax.search.TreeSearchSettings' default)",
     )
-    player.add_argument("--checkpoint", default=None, help="AlphaZero checkpoint (--player az)")
+    player.add_argument(
+        "--policy-weight",
+        type=float,
+        default=None,
+        help="mcts with --checkpoint: the network policy's weight in the prior, 0..1 (default 0.5)",
+    )
+    player.add_argument(
+        "--value-weight",
+        type=float,
+        default=None,
+        help="mcts with --checkpoint: the network value's weight against the playouts, 0..1 (default 0.5)",
+    )
+    player.add_argument(
+        "--checkpoint",
+        default=None,
+        help="AlphaZero checkpoint: the network of --player az, or the tree search's guide (--player mcts)",
+    )
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
     player.add_argument(
@@ -137,10 +154,11 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
       TypeError, ValueError: naming a bad flag value.
       ImportError: when a module the player needs is missing (``REQUIRES``).
     """
-    missing = missing_modules(args.player)
+    missing = missing_modules(args.player, args.checkpoint)
     if missing:
+        guided = " with --checkpoint" if args.player == "mcts" else ""
         raise ImportError(
-            f"--player {args.player} needs {', '.join(missing)}, which cannot be imported "
+            f"--player {args.player}{guided} needs {', '.join(missing)}, which cannot be imported "
             f"(pip install 'gojax[{'players' if args.player == 'uct' else 'alphazero'}]'); "
             "the other players need only JAX and NumPy"
         )
@@ -152,10 +170,20 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
 
         search = alphazero.SearchSettings(algorithm=args.algorithm).for_play()
-    if args.playout_policy is not None:
+    tree_flags = {
+        name: value
+        for name, value in (
+            ("playout_policy", args.playout_policy),
+            ("policy_weight", args.policy_weight),
+            ("value_weight", args.value_weight),
+        )
+        if value is not None
+    }
+    if tree_flags:
         if args.player != "mcts":
-            raise ValueError(f"--playout-policy is for --player mcts, not {args.player!r}")
-        search = TreeSearchSettings(playout_policy=args.playout_policy)
+            flags = ", ".join("--" + name.replace("_", "-") for name in tree_flags)
+            raise ValueError(f"{flags}: for --player mcts, not {args.player!r}")
+        search = TreeSearchSettings(**tree_flags)
     player = PlayerSpec(
         kind=args.player,
         simulations=args.simulations,

@@ -8,6 +8,11 @@ else a playout count. The tree is kept between moves: each search first
 moves the root to the position asked for (``set_root``), so the playouts
 already spent below the moves actually played are reused.
 
+With a checkpoint (``PlayerSpec.checkpoint``) the search is guided by
+that AlphaZero network (:func:`gojax.alphazero.network_guide`: its policy in
+the prior, its value mixed with the playouts), and it plays the board size
+the network was trained on.
+
 It is a :class:`~gojax.gtp._players.Searcher` with one level (the engine's
 ``gojax-info``, ``version`` and warm-up read it the same way) plus the safe
 move the engine plays instead of an early pass.
@@ -21,7 +26,7 @@ from collections.abc import Callable
 
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
-from gojax.gtp._players import SAFE, Searcher
+from gojax.gtp._players import SAFE, Searcher, load_network
 from gojax.gtp._spec import Level, PlayerSpec
 from gojax.search import SearchStats, TreeSearch, TreeSearchSettings
 
@@ -43,7 +48,8 @@ class TreeSearcher(Searcher):
       spec: a :class:`~gojax.gtp.PlayerSpec` of kind ``mcts``: its
         ``search`` (a :class:`gojax.search.TreeSearchSettings` or ``None``),
         ``seconds_per_move``, ``simulations`` (the playouts of a move
-        without any time budget) and ``seed``.
+        without any time budget), ``seed`` and ``checkpoint`` (a network
+        to guide the search, or ``None``).
       now: the time source of the searches and the engine.
 
     Raises:
@@ -61,6 +67,15 @@ class TreeSearcher(Searcher):
             label = f"tree search, {spec.seconds_per_move:g} s/move"
         else:
             label = f"tree search, {spec.simulations} playouts/move"
+        self.guide = None
+        self.board_size: int | None = None
+        """The one board size the search plays (its network's), or ``None`` for any."""
+        if spec.checkpoint is not None:
+            from gojax import alphazero  # needs flax: only for a network-guided search
+
+            graphdef, variables, observe, self.board_size = load_network(spec.checkpoint)
+            self.guide = alphazero.network_guide(graphdef, variables, observe)
+            label += f", guided by {spec.checkpoint}"
         super().__init__([Level(label, _no_function, "mcts", jit=False)], spec.seed, now)
         self.settings = settings
         self.seconds_per_move = spec.seconds_per_move
@@ -76,7 +91,7 @@ class TreeSearcher(Searcher):
         tree = self._trees.get(config)
         if tree is None:
             start = time.perf_counter()
-            tree = TreeSearch(config, self.settings, seed=self.seed)
+            tree = TreeSearch(config, self.settings, seed=self.seed, guide=self.guide)
             tree.warm_up()
             tree.set_root(
                 compiled.rules(config).init()

@@ -44,7 +44,7 @@ from gojax.features import observation
 from gojax.gtp._cache import compile_player
 from gojax.gtp._spec import Level, PlayerSpec
 
-__all__ = ["Searcher", "player_levels", "safe_move"]
+__all__ = ["Searcher", "load_network", "player_levels", "safe_move"]
 
 SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
 _FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
@@ -74,19 +74,14 @@ def _constant(player):
     return lambda config: player
 
 
-def _load_alphazero(checkpoint: str, search: Any):
-    """``(make(num_simulations) -> player, board_size)`` from an AlphaZero checkpoint (flax: a lazy import).
+def load_network(checkpoint: str) -> tuple[Any, Any, Any, int | None]:
+    """``(graphdef, variables, observe, board_size)`` of an AlphaZero checkpoint (flax: a lazy import).
 
-    ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
-    (``None``: ``SearchSettings().for_play()``); each level replaces its
-    ``num_simulations``.
+    Raises:
+      ValueError: the checkpoint's observation is not registered or reads the board history.
     """
     from gojax import alphazero as az
 
-    if search is None:
-        search = az.SearchSettings().for_play()
-    if not isinstance(search, az.SearchSettings):
-        raise TypeError(f"PlayerSpec.search must be a gojax.alphazero.SearchSettings, got {search!r}")
     net, network_config, metadata = az.load_checkpoint(checkpoint)
     graphdef, variables = az.split(net)
     metadata = dict(metadata or {})
@@ -98,18 +93,34 @@ def _load_alphazero(checkpoint: str, search: Any):
     if spec.needs_history:
         raise ValueError(
             f"checkpoint {checkpoint}: observation {name!r} reads the board history; "
-            "the AlphaZero search needs one of the position alone"
+            "a search needs one of the position alone"
         )
-    observe = spec.observe
     size = metadata.get("board_size")
     log.info("loaded %s: %s, board %s, observation %s", checkpoint, network_config, size, name)
+    return graphdef, variables, spec.observe, (int(size) if size is not None else None)
+
+
+def _load_alphazero(checkpoint: str, search: Any):
+    """``(make(num_simulations) -> player, board_size, algorithm)`` from an AlphaZero checkpoint.
+
+    ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
+    (``None``: ``SearchSettings().for_play()``); each level replaces its
+    ``num_simulations``.
+    """
+    from gojax import alphazero as az
+
+    if search is None:
+        search = az.SearchSettings().for_play()
+    if not isinstance(search, az.SearchSettings):
+        raise TypeError(f"PlayerSpec.search must be a gojax.alphazero.SearchSettings, got {search!r}")
+    graphdef, variables, observe, size = load_network(checkpoint)
 
     def make(num_simulations: int):
         settings = search.replace(num_simulations=num_simulations)
         player = az.AlphaZeroPlayer(graphdef, variables, settings, observe=observe)
         return lambda config: player
 
-    return make, (int(size) if size is not None else None), search.algorithm
+    return make, size, search.algorithm
 
 
 def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:

@@ -37,10 +37,13 @@ ROLLOUTS = ("random", "heuristic")
 """The playout policies of the UCT and pure Monte-Carlo players."""
 
 
-def missing_modules(kind: str) -> list[str]:
-    """The modules of ``REQUIRES[kind]`` that cannot be imported (imports the others)."""
+def missing_modules(kind: str, checkpoint: str | None = None) -> list[str]:
+    """The modules of ``REQUIRES[kind]`` that cannot be imported (imports the others).
+
+    A tree search (``mcts``) with a ``checkpoint`` needs what ``az`` needs.
+    """
     missing = []
-    for name in REQUIRES.get(kind, ()):
+    for name in REQUIRES.get("az" if kind == "mcts" and checkpoint else kind, ()):
         try:
             importlib.import_module(name)
         except ImportError:
@@ -85,7 +88,8 @@ class PlayerSpec:
         other kinds run their fixed size.
       playouts: pure Monte-Carlo playouts per candidate move.
       rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
-      checkpoint: the AlphaZero network (``kind="az"``): a
+      checkpoint: the AlphaZero network (``kind="az"``, or ``kind="mcts"``
+        to guide the tree search with it): a
         :func:`gojax.alphazero.save_checkpoint` directory, e.g. a training
         run's ``network/``.
       search: ``kind="az"``: the :class:`gojax.alphazero.SearchSettings` of
@@ -119,6 +123,8 @@ class PlayerSpec:
             raise ValueError(
                 "PlayerSpec.checkpoint is needed for kind 'az' (--player az needs --checkpoint PATH)"
             )
+        if self.checkpoint is not None and self.kind not in ("az", "mcts"):
+            raise ValueError(f"PlayerSpec.checkpoint is for kinds 'az' and 'mcts', not {self.kind!r}")
         if self.search is not None and self.kind not in ("az", "mcts"):
             raise ValueError(f"PlayerSpec.search is for kinds 'az' and 'mcts', not {self.kind!r}")
         object.__setattr__(self, "seed", checks.integer(self.seed, "PlayerSpec.seed"))

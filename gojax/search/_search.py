@@ -19,6 +19,11 @@ The steps overlap: while the device runs one batch (JAX dispatches
 asynchronously), the host selects the next, its paths kept apart from the
 batch in flight by the same virtual loss.
 
+With a **guide** (:mod:`gojax.search._guide`: a network's policy and
+value), each batch step also runs the guide on the ``K`` expanded positions:
+its policy enters the new nodes' prior and its value is mixed with the
+playouts' results.
+
 Tree moves are legal under the game's exact rules at every depth (superko
 included): every node's legal mask is :func:`gojax.legal_action_mask` of its
 exact :class:`gojax.GoState`, kept per node. The tree is kept between moves:
@@ -46,11 +51,12 @@ from gojax._core import checks
 from gojax._core import guards as _guards
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
+from gojax.search._guide import Guide, guided_rates, mixed_black_wins
 from gojax.search._playout import evaluate_leaves
 from gojax.search._prior import point_priors
 from gojax.search._select import child_values, prior_rates
 from gojax.search._settings import TreeSearchSettings
-from gojax.search._stats import SearchStats
+from gojax.search._stats import SearchStats, root_stats
 from gojax.search._tree import Tree
 
 __all__ = ["TreeSearch"]
@@ -70,19 +76,30 @@ class TreeSearch:
       config: the rules (any board size, any ko rule).
       settings: :class:`TreeSearchSettings` (default settings if ``None``).
       seed: the seed of the playouts and tie-breaks.
+      guide: a network's ``guide(config, states) -> (policy, value)``
+        (:mod:`gojax.search._guide`), or ``None`` for playouts alone.
 
     Raises:
       TypeError: ``config`` is not a :class:`gojax.GoConfig`, ``settings`` not
-        a :class:`TreeSearchSettings`, or ``seed`` not an int.
+        a :class:`TreeSearchSettings`, ``seed`` not an int, or ``guide`` not
+        callable.
     """
 
-    def __init__(self, config: GoConfig, settings: TreeSearchSettings | None = None, seed: int = 0):
+    def __init__(
+        self,
+        config: GoConfig,
+        settings: TreeSearchSettings | None = None,
+        seed: int = 0,
+        guide: Guide | None = None,
+    ):
         if not isinstance(config, GoConfig):
             raise TypeError(f"TreeSearch config must be a gojax.GoConfig, got {config!r}")
         settings = TreeSearchSettings() if settings is None else settings
         if not isinstance(settings, TreeSearchSettings):
             raise TypeError(f"TreeSearch settings must be a TreeSearchSettings, got {settings!r}")
         seed = checks.integer(seed, "TreeSearch seed", least=0)
+        if guide is not None and not callable(guide):
+            raise TypeError(f"TreeSearch guide must be callable (config, states), got {guide!r}")
         self.config = config
         self.settings = settings
         self._key = jax.random.key(seed)
@@ -95,6 +112,8 @@ class TreeSearch:
         self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
         self._legal = compiled.rules(config).legal
         self._priors = compiled.jitted(point_priors, config)
+        # A host tool compiles what it runs; one compiled guide per search (it closes over its network).
+        self._guide = None if guide is None else jax.jit(lambda states: guide(config, states))
         self._warm = False
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
@@ -112,6 +131,9 @@ class TreeSearch:
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
         jax.block_until_ready(self._evaluate(parents, actions, self._key, np.int32(0)))
+        if self._guide is not None:
+            jax.block_until_ready(self._guide(parents))
+            jax.block_until_ready(self._guide(jax.tree.map(lambda x: x[None], start)))
         self._warm = True
 
     def set_root(self, state: GoState) -> None:
@@ -138,7 +160,11 @@ class TreeSearch:
         root = tree.add(-1, -1, int(host.turn))
         tree.set_payload(np.array([root]), jax.tree.map(lambda x: np.asarray(x)[None], host))
         done = bool(host.terminated or host.truncated)
-        tree.expand(root, np.asarray(self._legal(host)), done, self._prior(np.asarray(self._priors(host))))
+        legal = np.asarray(self._legal(host))
+        guided = None
+        if self._guide is not None:
+            guided = jax.device_get(self._guide(jax.tree.map(lambda x: np.asarray(x)[None], host)))
+        tree.expand(root, legal, done, self._prior(np.asarray(self._priors(host)), legal, guided, 0))
         self._tree = tree
         self._ownership[:] = 0.0
         self._ownership_count = 0
@@ -277,14 +303,16 @@ class TreeSearch:
         actions = np.array([p[3] for p in paths], np.int32)
         index = np.int32(self._batches)
         self._batches += 1
-        return paths, self._evaluate(tree.get_payload(sources), actions, self._key, index)
+        results = self._evaluate(tree.get_payload(sources), actions, self._key, index)
+        guided = None if self._guide is None else self._guide(results.children)
+        return paths, (results, guided)
 
     def _finish(self, paths: list, pending: Any) -> None:
         """Waits for a launched batch, stores its new nodes and backs its results up."""
         tree = self._tree
         assert tree is not None
         settings = self.settings
-        results = jax.device_get(pending)
+        results, guided = jax.device_get(pending)
         children = results.children
         done = np.asarray(children.terminated) | np.asarray(children.truncated)
         count = float(settings.playouts_per_leaf)
@@ -296,19 +324,31 @@ class TreeSearch:
             tree.set_payload(targets, jax.tree.map(lambda x: x[rows], children))
         for k, target in new:
             if not tree.expanded[target]:
-                tree.expand(target, results.legal[k], bool(done[k]), self._prior(results.priors[k]))
+                prior = self._prior(results.priors[k], results.legal[k], guided, k)
+                tree.expand(target, results.legal[k], bool(done[k]), prior)
         for k, (edges, target, _, _) in enumerate(paths):
             tree.add_virtual_loss(edges, target, -settings.virtual_loss)
             black_wins, score = float(results.black_wins[k]), float(results.ownership[k].sum()) - komi
+            if guided is not None:
+                to_play = int(results.children.turn[k])
+                value = float(guided[1][k])
+                black_wins = mixed_black_wins(
+                    black_wins, count, value, to_play, settings.value_weight, bool(done[k])
+                )
             tree.backup(0, edges, target, count, black_wins, results.first[k], results.first_wins[k], score)
         self._ownership += results.ownership.sum(axis=0)
         self._ownership_count += settings.leaves_per_batch * settings.playouts_per_leaf
 
-    def _prior(self, points: np.ndarray) -> np.ndarray:
-        """``float[A]``: the prior win rates of a node from its points' (pass: ``pass_prior``)."""
-        if not self.settings.heuristic_prior:
-            return self._rates
-        return np.append(points, self.settings.pass_prior)
+    def _prior(self, points: np.ndarray, legal: np.ndarray, guided: Any, row: int) -> np.ndarray:
+        """``float[A]``: the prior win rates of a node from its points' (pass: ``pass_prior``).
+
+        ``guided``: the guide's ``(policy [K, A], value [K])`` of the batch
+        (the node is row ``row``), or ``None``.
+        """
+        rates = np.append(points, self.settings.pass_prior) if self.settings.heuristic_prior else self._rates
+        if guided is None:
+            return rates
+        return guided_rates(rates, np.asarray(guided[0][row]), legal, self.settings.policy_weight)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -323,77 +363,7 @@ class TreeSearch:
         return self._stats(0.0)
 
     def _stats(self, seconds: float) -> SearchStats:
-        tree = self._tree
-        assert tree is not None
-        kids = tree.children[0]
-        visits = np.where(kids >= 0, tree.visits[np.maximum(kids, 0)], 0.0)
-
-        def mean(totals: np.ndarray) -> np.ndarray:  # per child, NaN where unvisited
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(visits > 0, totals[np.maximum(kids, 0)] / visits, np.nan).astype(np.float32)
-
-        winrate = mean(tree.wins)
-        sign = 1.0 if tree.to_play[0] == 0 else -1.0  # the root player's view of black's score
-        prior = np.where(tree.legal[0], tree.prior_rate[0], 0.0)
-        prior = (prior / prior.sum()).astype(np.float32)
-        root_visits = tree.visits[0]
-        root_winrate = 1.0 - tree.wins[0] / root_visits if root_visits > 0 else 0.5
-        root_score_lead = sign * tree.black_score[0] / root_visits if root_visits > 0 else 0.0
-        pvs = {int(a): self._pv(int(kids[a]), int(a)) for a in np.flatnonzero(visits > 0)}
-        count = self._ownership_count
-        ownership = (self._ownership / count).astype(np.float32) if count else None
-        return SearchStats(
-            to_play=int(tree.to_play[0]) + 1,
-            visits=visits.astype(np.int64),
-            winrate=winrate,
-            prior=prior,
-            root_winrate=float(root_winrate),
-            score_lead=sign * mean(tree.black_score),
-            root_score_lead=float(root_score_lead),
-            best_action=self._best(visits, winrate),
-            pvs=pvs,
-            ownership=ownership,
-            playouts=int(root_visits),
-            seconds=float(seconds),
+        assert self._tree is not None
+        return root_stats(
+            self._tree, self.config, self.settings, self._ownership, self._ownership_count, seconds
         )
-
-    def _best(self, visits: np.ndarray, winrate: np.ndarray) -> int:
-        """The most visited child (ties: higher win rate, then a point before pass).
-
-        Pass only when passing is judged to win (win rate >= 1/2) or every
-        visited point is judged clearly worse than passing (by more than
-        0.05): in a lost position, where every move is estimated near 0, the
-        search plays on rather than giving the game up.
-        """
-        tree = self._tree
-        assert tree is not None
-        pass_ = self.config.pass_action
-        if visits.max() <= 0:
-            values = child_values(tree, 0, self.settings, tree.prior_rate[0])
-            return int(np.argmax(values))
-        rate = np.nan_to_num(winrate, nan=-1.0)
-        order = np.lexsort((-np.arange(visits.shape[0]), rate, visits))
-        best = int(order[-1])
-        if best != pass_:
-            return best
-        points = visits[:pass_] > 0
-        if rate[pass_] >= 0.5 or not points.any() or rate[:pass_][points].max() < rate[pass_] - 0.05:
-            return pass_
-        return int(np.argmax(np.where(points, visits[:pass_], -1)))
-
-    def _pv(self, node: int, action: int) -> tuple[int, ...]:
-        tree = self._tree
-        assert tree is not None
-        line = [action]
-        while node >= 0 and len(line) < 64:
-            kids = tree.children[node]
-            seen = kids >= 0
-            if not seen.any():
-                break
-            visits = np.where(seen, tree.visits[np.maximum(kids, 0)], 0.0)
-            if visits.max() <= 0:
-                break
-            best = int(np.argmax(visits))
-            line.append(best)
-            node = int(kids[best])
-        return tuple(line)

@@ -56,6 +56,10 @@ class TreeSearchSettings:
       time_margin: fraction of a ``seconds`` budget kept in reserve; a batch
         is started only when the time left after it is predicted (from the
         slowest recent batch) to be at least this fraction of the budget.
+      policy_weight: with a guide (:mod:`gojax.search._guide`), the weight
+        in [0, 1] of its policy in each point's prior win rate.
+      value_weight: with a guide, the weight in [0, 1] of its value against
+        the playouts' results at each leaf (AlphaGo's mixing constant).
     """
 
     leaves_per_batch: int = 32
@@ -71,6 +75,8 @@ class TreeSearchSettings:
     virtual_loss: int = 1
     max_nodes: int = 200_000
     time_margin: float = 0.05
+    policy_weight: float = 0.5
+    value_weight: float = 0.5
 
     def __post_init__(self) -> None:
         def integer(name: str, least: int, most: int) -> None:
@@ -101,6 +107,8 @@ class TreeSearchSettings:
         integer("virtual_loss", 0, 1000)
         integer("max_nodes", 2, 100_000_000)
         number("time_margin", 0.0, 0.9)
+        number("policy_weight", 0.0, 1.0)
+        number("value_weight", 0.0, 1.0)
 
     def moves_per_playout(self, num_points: int) -> int:
         """The playout move limit for a board of ``num_points`` points."""
