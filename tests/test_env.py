@@ -28,7 +28,10 @@ def env_fns():
     return {
         "init": jax.jit(ENV.init),
         "step": jax.jit(ENV.step),
-        "auto": jax.jit(auto_reset(ENV.step, ENV.init)),
+        # The generic wrapper (not GoEnv's own methods, so not its fused step_and_reset) ...
+        "auto": jax.jit(auto_reset(lambda s, a, k=None: ENV.step(s, a, k), lambda k: ENV.init(k))),
+        # ... and the fused one that auto_reset(env.step, env.init) returns.
+        "fused": jax.jit(auto_reset(ENV.step, ENV.init)),
     }
 
 
@@ -125,11 +128,12 @@ def test_move_cap_terminates_and_scores_as_pgx(env_fns):
     assert np.asarray(state.legal_action_mask).all()
 
 
-def test_auto_reset(env_fns):
+@pytest.mark.parametrize("wrapper", ["auto", "fused"])
+def test_auto_reset(env_fns, wrapper):
     init = env_fns["init"](None)
-    state = _run(env_fns["auto"], init, [CENTRE, PASS])
+    state = _run(env_fns[wrapper], init, [CENTRE, PASS])
     assert int(state._game.move_number) == 2
-    state = env_fns["auto"](state, jnp.int32(PASS), jax.random.PRNGKey(0))
+    state = env_fns[wrapper](state, jnp.int32(PASS), jax.random.PRNGKey(0))
     # The game ended: the fresh game is returned, carrying the end flags and rewards.
     assert bool(state.terminated) and not bool(state.truncated)
     np.testing.assert_array_equal(state.rewards, [1, -1])
@@ -139,14 +143,16 @@ def test_auto_reset(env_fns):
     black = int(state._black)  # the new game's seats come from the reset key
     assert int(state.current_player) == black and np.asarray(state.legal_action_mask).all()
     # The next step clears them and plays on the new game.
-    state = env_fns["auto"](state, jnp.int32(CENTRE))
+    state = env_fns[wrapper](state, jnp.int32(CENTRE))
     assert not bool(state.terminated)
     np.testing.assert_array_equal(state.rewards, [0, 0])
     assert int(state._game.move_number) == 1 and int(state.current_player) == 1 - black
 
 
 def test_vmapped_env_equals_per_game(env_fns):
+    """The batch runs GoEnv.step_and_reset (auto_reset's fused path), each single game the generic wrapper."""
     batch, steps = 4, 18  # the move cap is 8: games end, by passes, illegal moves or the cap, and reset
+    assert auto_reset(ENV.step, ENV.init) == ENV.step_and_reset
     init = jax.jit(jax.vmap(ENV.init))
     step = jax.jit(jax.vmap(auto_reset(ENV.step, ENV.init)))
     key = jax.random.PRNGKey(7)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
+from gojax.env._env import GoEnv
 from gojax.env._state import EnvState
 
 __all__ = ["auto_reset"]
@@ -33,7 +34,18 @@ def auto_reset(
       ``wrapped(state, action, key=None) -> state``, for one game (vmap it).
       With a key, it is split between the step and the reset (the new game's
       seats are drawn from it); without, player 0 plays black in the new game.
+      For one :class:`GoEnv`'s own ``step`` and ``init`` it is
+      :meth:`GoEnv.step_and_reset`, the same states computed more cheaply.
     """
+    env = getattr(step_fn, "__self__", None)
+    if (
+        isinstance(env, GoEnv)
+        and type(env).step is GoEnv.step
+        and type(env).init is GoEnv.init
+        and step_fn == env.step
+        and init_fn == env.init
+    ):
+        return env.step_and_reset
 
     def wrapped(state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         step_key = reset_key = None

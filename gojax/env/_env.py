@@ -140,9 +140,13 @@ class GoEnv:
           :class:`EnvState` with zero rewards and ``_step_count`` 0.
         """
         black = jnp.int32(0) if key is None else jax.random.bernoulli(key).astype(jnp.int32)
-        game = game_init(self.config)
-        history = history_init(self.config, game)
-        return self._wrap(game, history, black, jnp.int32(0), jnp.zeros(2, jnp.float32))
+        # The new game is the same whoever plays black: built once, at trace time, as constants
+        # (under jit a fresh game then costs nothing but the seat draw, e.g. in auto_reset).
+        with jax.ensure_compile_time_eval():
+            game = game_init(self.config)
+            history = history_init(self.config, game)
+            fresh = self._wrap(game, history, jnp.int32(0), jnp.int32(0), jnp.zeros(2, jnp.float32))
+        return fresh.replace(current_player=black, _black=black)
 
     def step(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         """Plays ``action`` (``int[]`` in ``[0, P]``, ``P`` = pass) for the player to move.
@@ -159,6 +163,49 @@ class GoEnv:
           :class:`EnvState` after the move, rewards set if it ended the game.
         """
         del key
+        return self._wrap(*self._advance(state, action))
+
+    def step_and_reset(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
+        """:meth:`step`, then a new game in place of one that ended: what :func:`auto_reset` does.
+
+        ``auto_reset(env.step, env.init)`` runs this for a :class:`GoEnv`.
+        The finished game is replaced *before* the observation and the legal
+        mask are computed, so they are computed once, for the new game,
+        instead of for the finished one and then for a fresh one.
+
+        Args:
+          state: one game.
+          action: as for :meth:`step`.
+          key: split between the step and the new game's seat draw, as in
+            :func:`auto_reset`; ``None``: player 0 plays black in a new game.
+
+        Returns:
+          The state after the move; if that ended the game, a new game
+          carrying the finished game's ``terminated``, ``truncated`` and
+          ``rewards``.
+        """
+        reset_key = None if key is None else jax.random.split(key)[1]
+        cleared = state.replace(
+            terminated=jnp.zeros_like(state.terminated),
+            truncated=jnp.zeros_like(state.truncated),
+            rewards=jnp.zeros_like(state.rewards),
+        )
+        game, history, black, steps, rewards = self._advance(cleared, action)
+        over = game.terminated | game.truncated  # both end an environment's game (see EnvState)
+        fresh_black = jnp.int32(0) if reset_key is None else jax.random.bernoulli(reset_key).astype(jnp.int32)
+        with jax.ensure_compile_time_eval():
+            fresh_game = game_init(self.config)
+            fresh_history = history_init(self.config, fresh_game)
+
+        def renew(old, new):
+            return jax.tree.map(lambda o, n: jnp.where(over, n, o), old, new)
+
+        game, history = renew(game, fresh_game), renew(history, fresh_history)
+        black, steps = jnp.where(over, fresh_black, black), jnp.where(over, 0, steps)
+        return self._wrap(game, history, black, steps, rewards).replace(terminated=over)
+
+    def _advance(self, state: EnvState, action: jax.Array) -> tuple:
+        """``(game, history, black, steps, rewards)`` after ``action`` (see :meth:`step`)."""
         config = self.config
         before = state._game
         was_over = before.terminated | before.truncated
@@ -176,7 +223,7 @@ class GoEnv:
         # Player p plays colour p ^ _black: flip the (black, white) pair when player 0 is white.
         rewards = (jnp.stack([black, -black]) * (1 - 2 * state._black)).astype(jnp.float32)
         steps = state._step_count + (~was_over).astype(jnp.int32)
-        return self._wrap(game, history, state._black, steps, rewards)
+        return game, history, state._black, steps, rewards
 
     def observe(self, state: EnvState) -> Any:
         """The configured observation of ``state`` for the player to move (``None`` if there is none)."""
