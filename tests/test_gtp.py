@@ -698,7 +698,7 @@ def test_the_tree_search_playout_policy_from_the_command_line():
     argv = ["--playout-policy", "light", "--policy-weight", "0.25", "--value-weight", "0.75"]
     _, player, _ = engine_arguments(build_parser().parse_args(argv))
     assert player.search == TreeSearchSettings(playout_policy="light", policy_weight=0.25, value_weight=0.75)
-    with pytest.raises(ValueError, match="value_weight .*1.5"):
+    with pytest.raises(ValueError, match=r"value_weight .*1\.5"):
         engine_arguments(build_parser().parse_args(["--value-weight", "1.5"]))
     with pytest.raises(ValueError, match="--value-weight: for --player mcts, not 'az'"):
         engine_arguments(build_parser().parse_args(["--player", "az", "--value-weight", "0.5"]))
