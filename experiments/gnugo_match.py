@@ -23,6 +23,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import shlex
 import sys
 import time
@@ -63,7 +64,7 @@ def main(argv=None) -> int:
         for level in args.levels:
             opponent = f"gnugo:{level}"
             gnugo = gtp.engine_argv(opponent, size=args.size, komi=args.komi, seed=args.seed)
-            slug = player.replace(":", "_").replace("=", "").replace(",", "_")
+            slug = re.sub(r"[^A-Za-z0-9.-]+", "_", player).strip("_")  # one folder, also for paths in flags
             cell = out / f"{args.size}x{args.size}_{slug}_vs_gnugo{level}"
             print(f"{player}: {shlex.join(argv_)}\n{opponent}: {shlex.join(gnugo)}", flush=True)
             start = time.perf_counter()
