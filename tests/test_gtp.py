@@ -695,11 +695,15 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args(["--playout-policy", "smart"]))
     with pytest.raises(ValueError, match="--player mcts, not 'uct'"):
         engine_arguments(build_parser().parse_args(["--player", "uct", "--playout-policy", "heavy"]))
-    argv = ["--playout-policy", "light", "--policy-weight", "0.25", "--value-weight", "0.75"]
+    weights = ["--policy-weight", "0.25", "--value-weight", "0.75"]
+    argv = ["--playout-policy", "light", *weights, "--checkpoint", "runs/net"]
     _, player, _ = engine_arguments(build_parser().parse_args(argv))
     assert player.search == TreeSearchSettings(playout_policy="light", policy_weight=0.25, value_weight=0.75)
+    assert player.checkpoint == "runs/net"
     with pytest.raises(ValueError, match=r"value_weight .*1\.5"):
-        engine_arguments(build_parser().parse_args(["--value-weight", "1.5"]))
+        engine_arguments(build_parser().parse_args(["--value-weight", "1.5", "--checkpoint", "runs/net"]))
+    with pytest.raises(ValueError, match=r"--policy-weight, --value-weight: .*--checkpoint"):
+        engine_arguments(build_parser().parse_args(weights))
     with pytest.raises(ValueError, match="--value-weight: for --player mcts, not 'az'"):
         engine_arguments(build_parser().parse_args(["--player", "az", "--value-weight", "0.5"]))
 

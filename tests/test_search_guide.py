@@ -87,14 +87,19 @@ def test_the_policy_steers_the_prior_and_the_first_visits():
     assert plain_stats.best_action != point
 
 
-def test_guided_tree_moves_stay_legal():
-    search = TreeSearch(CONFIG, SETTINGS, seed=1, guide=_wants(CONFIG.pass_action))
-    search.set_root(gojax.init(CONFIG))
-    search.search(playouts=512)
+def test_a_guide_that_wants_an_illegal_move_never_gets_it():
+    occupied = 0
+    root = gojax.step(CONFIG, gojax.init(CONFIG), occupied)  # white to move; the point is taken
+    settings = dataclasses.replace(SETTINGS, policy_weight=1.0, prior_visits=1000.0)
+    search = TreeSearch(CONFIG, settings, seed=1, guide=_wants(occupied))
+    search.set_root(root)
+    stats = search.search(playouts=512)
     tree = search._tree
     size = tree.size
     kids = tree.children[:size]
-    assert np.all(tree.legal[:size][kids >= 0])
+    assert np.all(tree.legal[:size][kids >= 0])  # every edge of the tree is a legal move
+    assert kids[0, occupied] < 0 and stats.visits[occupied] == 0 and stats.prior[occupied] == 0
+    assert stats.best_action != occupied
 
 
 def test_bad_guide_and_weights_name_the_value():

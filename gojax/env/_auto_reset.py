@@ -51,12 +51,7 @@ def auto_reset(
         step_key = reset_key = None
         if key is not None:
             step_key, reset_key = jax.random.split(key)
-        cleared = state.replace(
-            terminated=jnp.zeros_like(state.terminated),
-            truncated=jnp.zeros_like(state.truncated),
-            rewards=jnp.zeros_like(state.rewards),
-        )
-        state = step_fn(cleared, action, step_key)
+        state = step_fn(state.cleared(), action, step_key)
         over = state.terminated | state.truncated
         fresh = init_fn(reset_key).replace(
             terminated=state.terminated, truncated=state.truncated, rewards=state.rewards

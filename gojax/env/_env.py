@@ -139,14 +139,8 @@ class GoEnv:
         Returns:
           :class:`EnvState` with zero rewards and ``_step_count`` 0.
         """
-        black = jnp.int32(0) if key is None else jax.random.bernoulli(key).astype(jnp.int32)
-        # The new game is the same whoever plays black: built once, at trace time, as constants
-        # (under jit a fresh game then costs nothing but the seat draw, e.g. in auto_reset).
-        with jax.ensure_compile_time_eval():
-            game = game_init(self.config)
-            history = history_init(self.config, game)
-            fresh = self._wrap(game, history, jnp.int32(0), jnp.int32(0), jnp.zeros(2, jnp.float32))
-        return fresh.replace(current_player=black, _black=black)
+        game, history = self._new_game()
+        return self._wrap(game, history, _seats(key), jnp.int32(0), jnp.zeros(2, jnp.float32))
 
     def step(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         """Plays ``action`` (``int[]`` in ``[0, P]``, ``P`` = pass) for the player to move.
@@ -185,24 +179,21 @@ class GoEnv:
           ``rewards``.
         """
         reset_key = None if key is None else jax.random.split(key)[1]
-        cleared = state.replace(
-            terminated=jnp.zeros_like(state.terminated),
-            truncated=jnp.zeros_like(state.truncated),
-            rewards=jnp.zeros_like(state.rewards),
-        )
-        game, history, black, steps, rewards = self._advance(cleared, action)
+        game, history, black, steps, rewards = self._advance(state.cleared(), action)
         over = game.terminated | game.truncated  # both end an environment's game (see EnvState)
-        fresh_black = jnp.int32(0) if reset_key is None else jax.random.bernoulli(reset_key).astype(jnp.int32)
-        with jax.ensure_compile_time_eval():
-            fresh_game = game_init(self.config)
-            fresh_history = history_init(self.config, fresh_game)
+        fresh_game, fresh_history = self._new_game()  # constants of the compiled step
 
         def renew(old, new):
             return jax.tree.map(lambda o, n: jnp.where(over, n, o), old, new)
 
         game, history = renew(game, fresh_game), renew(history, fresh_history)
-        black, steps = jnp.where(over, fresh_black, black), jnp.where(over, 0, steps)
+        black, steps = jnp.where(over, _seats(reset_key), black), jnp.where(over, 0, steps)
         return self._wrap(game, history, black, steps, rewards).replace(terminated=over)
+
+    def _new_game(self) -> tuple[GoState, BoardHistory]:
+        """The empty board and its history (no input: constants under ``jit``)."""
+        game = game_init(self.config)
+        return game, history_init(self.config, game)
 
     def _advance(self, state: EnvState, action: jax.Array) -> tuple:
         """``(game, history, black, steps, rewards)`` after ``action`` (see :meth:`step`)."""
@@ -259,3 +250,8 @@ class GoEnv:
             _game=game,
             _history=history,
         )
+
+
+def _seats(key: jax.Array | None) -> jax.Array:
+    """``int32[]``: the player who plays black, drawn from ``key`` as pgx does (0 for ``None``)."""
+    return jnp.int32(0) if key is None else jax.random.bernoulli(key).astype(jnp.int32)

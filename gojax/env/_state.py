@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.types import GoConfig, GoState
@@ -62,6 +63,14 @@ class EnvState:
     _black: jax.Array
     _game: GoState
     _history: BoardHistory
+
+    def cleared(self) -> EnvState:
+        """A copy with ``terminated``, ``truncated`` and ``rewards`` zeroed (auto-reset's next step)."""
+        return self.replace(
+            terminated=jnp.zeros_like(self.terminated),
+            truncated=jnp.zeros_like(self.truncated),
+            rewards=jnp.zeros_like(self.rewards),
+        )
 
     def replace(self, **changes) -> EnvState:
         """Returns a copy with the given fields replaced."""

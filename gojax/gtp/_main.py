@@ -183,6 +183,10 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         if args.player != "mcts":
             flags = ", ".join("--" + name.replace("_", "-") for name in tree_flags)
             raise ValueError(f"{flags}: for --player mcts, not {args.player!r}")
+        unguided = [name for name in ("policy_weight", "value_weight") if name in tree_flags]
+        if unguided and not args.checkpoint:
+            flags = ", ".join("--" + name.replace("_", "-") for name in unguided)
+            raise ValueError(f"{flags}: weigh the network of --checkpoint, and none is given")
         search = TreeSearchSettings(**tree_flags)
     player = PlayerSpec(
         kind=args.player,
