@@ -365,6 +365,12 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     config = training.config_from_arguments(args)
     assert config == saved.replace(minutes=9.0)
     assert "ignoring ['blocks']" in capsys.readouterr().err
+    # A moved or copied run resumes in the folder given, not in the one its config.json names.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "config.json").write_text(json.dumps(saved.to_dict()))
+    moved = training.config_from_arguments(parser.parse_args(["--run-dir", str(copy), "--resume"]))
+    assert moved == saved.replace(run_dir=str(copy))
     fresh = training.config_from_arguments(parser.parse_args(["--size", "7"]))
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 

@@ -74,7 +74,9 @@ def config_from_arguments(args: argparse.Namespace) -> TrainConfig:
     )
     if changed:
         print(f"--resume: ignoring {changed}: the run's config.json fixes them", file=sys.stderr)
-    return dataclasses.replace(saved, **{k: v for k, v in given.items() if k in resumable})
+    # The run is where its config.json was read, even if the folder was moved or copied since.
+    kept = {k: v for k, v in given.items() if k in resumable}
+    return dataclasses.replace(saved, **kept, run_dir=run_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
