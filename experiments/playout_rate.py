@@ -19,7 +19,10 @@ Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
   compaction (``shrink`` of :func:`gojax.search._rollouts.light_playouts`:
   1 never narrows the loop, 4 the default), side by side.
 * ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
-  host tree included; playouts/s as ``stats.playouts / stats.seconds``.
+  host tree included; playouts/s as ``stats.playouts / stats.seconds``. One
+  row per device count of ``--devices`` (``D``: the leaves of each batch are
+  shared among ``D`` devices; ``--host-devices`` splits the CPU into that
+  many first).
 
 Each figure is the median of ``--repeats`` timed calls (min and max in the
 CSV); every row runs in each repeat, one after the other, so the ratios are
@@ -33,6 +36,8 @@ From the repository root::
         --policies light,heavy
     PYTHONPATH=. python experiments/playout_rate.py --repeats 5 --seconds 2 --shapes 32x8,32x32 \
         --policies heavy --shrink 1,4
+    PYTHONPATH=. python experiments/playout_rate.py --repeats 3 --seconds 2 --shapes 32x8,32x16 \
+        --policies heavy --host-devices 2 --devices 1,2
 
 Prints a Markdown table and writes ``<out>/playout_rate.csv`` (``--out``,
 default ``experiments/results``).
@@ -53,12 +58,13 @@ import numpy as np
 
 import gojax
 from gojax._host import compiled
+from gojax._host.cpu_devices import split_host_cpu
 from gojax.players import playout, random_playout_policy, sample_uniform
 from gojax.search import TreeSearch, TreeSearchSettings
 from gojax.search._playout import evaluate_leaves
 
 RESULTS = Path(__file__).resolve().parent / "results"
-FIELDS = ["row", "policy", "K", "M", "rate", "rate_min", "rate_max", "unit", "moves_per_playout"]
+FIELDS = ["row", "policy", "K", "M", "D", "rate", "rate_min", "rate_max", "unit", "moves_per_playout"]
 
 
 def _random_moves(config: gojax.GoConfig, batch: int, steps: int):
@@ -107,15 +113,22 @@ def main() -> None:
     parser.add_argument(
         "--shrink", default="4", help="tail compactions of the leaf batch rows (1: none; 4: the search's)"
     )
+    parser.add_argument("--devices", default="1", help="devices sharing each search batch, e.g. 1,2")
+    parser.add_argument(
+        "--host-devices", type=int, default=None, help="split the CPU into this many JAX devices first"
+    )
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if args.host_devices:
+        split_host_cpu(args.host_devices)  # before JAX starts its backends
     if args.quick:
         args.repeats, args.seconds, args.shapes = 1, 2.0, "32x8"
     config = gojax.GoConfig(size=args.size, komi=7.5)
     shapes = [tuple(int(x) for x in shape.split("x")) for shape in args.shapes.split(",")]
     policies = args.policies.split(",")
     shrinks = [int(x) for x in args.shrink.split(",")]
+    device_counts = [int(x) for x in args.devices.split(",")]
 
     moves_run, spread = _random_moves(config, args.batch, args.steps)
     rollout_run = _rollouts(config, args.batch)
@@ -127,9 +140,10 @@ def main() -> None:
     for policy in policies:
         for k, m in shapes:
             settings = TreeSearchSettings(leaves_per_batch=k, playouts_per_leaf=m, playout_policy=policy)
-            search = TreeSearch(config, settings, seed=0)
-            search.warm_up()
-            searches[policy, k, m] = search
+            for d in device_counts:
+                search = TreeSearch(config, settings, seed=0, devices=d)
+                search.warm_up()
+                searches[policy, k, m, search.devices] = search
             moves = settings.moves_per_playout(config.num_points)
             parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
             actions = np.full(k, -1, np.int32)
@@ -145,31 +159,31 @@ def main() -> None:
         key = jax.random.key(100 + repeat)
         t = time.perf_counter()
         jax.block_until_ready(moves_run(spread, key))
-        samples.setdefault(("engine random moves", "uniform", "", ""), []).append(
+        samples.setdefault(("engine random moves", "uniform", "", "", 1), []).append(
             args.batch * args.steps / (time.perf_counter() - t)
         )
         t = time.perf_counter()
         _, played = jax.block_until_ready(rollout_run(key))
         elapsed = time.perf_counter() - t
-        row = ("engine random playouts", "random", "", "")
+        row = ("engine random playouts", "random", "", "", 1)
         samples.setdefault(row, []).append(args.batch / elapsed)
         moves_per_playout[row] = float(np.mean(played))
-        samples.setdefault(("engine random playout moves", "random", "", ""), []).append(
+        samples.setdefault(("engine random playout moves", "random", "", "", 1), []).append(
             float(np.sum(played)) / elapsed
         )
         for (policy, k, m, shrink), (call, parents, actions) in leaf_calls.items():
             name = "leaf batch" if len(shrinks) == 1 else f"leaf batch, shrink {shrink}"
             t = time.perf_counter()
             jax.block_until_ready(call(parents, actions, key, repeat))
-            samples.setdefault((name, policy, k, m), []).append(k * m / (time.perf_counter() - t))
-        for (policy, k, m), search in searches.items():
+            samples.setdefault((name, policy, k, m, 1), []).append(k * m / (time.perf_counter() - t))
+        for (policy, k, m, d), search in searches.items():
             search.set_root(gojax.step(config, empty, 40))  # then a fresh tree from the empty board
             search.set_root(empty)
             stats = search.search(seconds=args.seconds)
-            samples.setdefault(("search", policy, k, m), []).append(stats.playouts / stats.seconds)
+            samples.setdefault(("search", policy, k, m, d), []).append(stats.playouts / stats.seconds)
 
     rows = []
-    for (name, policy, k, m), values in samples.items():
+    for (name, policy, k, m, d), values in samples.items():
         unit = "moves/s" if "moves" in name else "playouts/s"
         rows.append(
             dict(
@@ -177,18 +191,19 @@ def main() -> None:
                 policy=policy,
                 K=k,
                 M=m,
+                D=d,
                 rate=statistics.median(values),
                 rate_min=min(values),
                 rate_max=max(values),
                 unit=unit,
-                moves_per_playout=moves_per_playout.get((name, policy, k, m), ""),
+                moves_per_playout=moves_per_playout.get((name, policy, k, m, d), ""),
             )
         )
     print(f"\n{args.size}x{args.size}, {jax.devices()[0].platform}, median of {args.repeats}\n")
-    print("| row | policy | K | M | rate | unit |")
-    print("|---|---|---|---|---:|---|")
+    print("| row | policy | K | M | D | rate | unit |")
+    print("|---|---|---|---|---|---:|---|")
     for row in rows:
-        cells = [row["row"], row["policy"], row["K"], row["M"], f"{row['rate']:,.0f}", row["unit"]]
+        cells = [row["row"], row["policy"], row["K"], row["M"], row["D"], f"{row['rate']:,.0f}", row["unit"]]
         print("| " + " | ".join(str(cell) for cell in cells) + " |")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "playout_rate.csv"

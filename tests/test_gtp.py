@@ -706,6 +706,25 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args(weights))
     with pytest.raises(ValueError, match="--value-weight: for --player mcts, not 'az'"):
         engine_arguments(build_parser().parse_args(["--player", "az", "--value-weight", "0.5"]))
+    batch = ["--playouts-per-leaf", "16", "--leaves-per-batch", "64"]
+    _, player, _ = engine_arguments(build_parser().parse_args(batch))
+    assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64)
+    with pytest.raises(ValueError, match="--playouts-per-leaf: for --player mcts, not 'uct'"):
+        engine_arguments(build_parser().parse_args(["--player", "uct", "--playouts-per-leaf", "4"]))
+
+
+def test_host_devices_split_the_cpu_before_jax_starts(monkeypatch, capsys):
+    from gojax._host.cpu_devices import FLAG, split_host_cpu
+    from gojax.gtp._main import main
+
+    monkeypatch.setenv("XLA_FLAGS", f"--xla_cpu_use_thunk_runtime=true {FLAG}=4")
+    split_host_cpu(2)
+    assert os.environ["XLA_FLAGS"] == f"--xla_cpu_use_thunk_runtime=true {FLAG}=2"  # replaced, others kept
+    for bad, error in ((0, ValueError), (True, TypeError)):
+        with pytest.raises(error, match="host devices"):
+            split_host_cpu(bad)
+    assert main(["--host-devices", "0"]) == 2
+    assert "--host-devices: host devices must be" in capsys.readouterr().err
 
 
 def test_engine_keeps_its_rules_across_boardsize():

@@ -14,7 +14,8 @@ process (it names a ``lambda`` or a local function: a closure over data the
 description does not show) is compiled but not stored. A file that cannot be
 read is ignored and replaced.
 
-Only host tools turn the store on (:func:`use_directory`, called by
+The store serves one-device processes only (:func:`directory`). Only host
+tools turn the store on (:func:`use_directory`, called by
 ``gojax-gtp``'s compilation cache); while it is off, :func:`compile_ahead`
 compiles in memory. Loading an executable runs code: the directory must not
 be writable by other users.
@@ -57,8 +58,16 @@ def use_directory(path: Path | None) -> None:
 
 
 def directory() -> Path | None:
-    """Where executables are stored, or ``None`` while the store is off."""
-    return _state["directory"]
+    """Where executables are stored, or ``None`` while the store is off.
+
+    The store is off in a process with several local devices (a CPU split by
+    ``XLA_FLAGS``): an executable loaded there expects its arguments on every
+    device. JAX's own compilation cache still serves it.
+    """
+    root = _state["directory"]
+    if root is not None and len(jax.local_devices()) > 1:
+        return None
+    return root
 
 
 @functools.cache

@@ -7,6 +7,7 @@
     gojax-gtp --size 9 --player uct --simulations 128           # Sabaki, GoGui, gogui-twogtp
     python -m gojax.gtp --player az --checkpoint runs/9x9/ckpt   # an AlphaZero network
     gojax-gtp --checkpoint runs/9x9/network                      # the tree search guided by a network
+    gojax-gtp --size 9 --host-devices 2 --playouts-per-leaf 16   # the search on two CPU cores
 
 Replies go to stdout (flushed after each); logs, JAX's messages and any stray
 ``print`` go to stderr, so the protocol stream stays clean. Input is read in
@@ -29,6 +30,7 @@ import threading
 from typing import Any
 
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig
+from gojax._host.cpu_devices import split_host_cpu
 from gojax.gtp._analysis import STREAMING
 from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
@@ -94,6 +96,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: gojax.search.TreeSearchSettings' default)",
     )
     player.add_argument(
+        "--playouts-per-leaf",
+        type=int,
+        default=None,
+        metavar="M",
+        help="mcts: playouts run from each new leaf (default: gojax.search.TreeSearchSettings' default)",
+    )
+    player.add_argument(
+        "--leaves-per-batch",
+        type=int,
+        default=None,
+        metavar="K",
+        help="mcts: leaves expanded by one batch step (default: gojax.search.TreeSearchSettings' default)",
+    )
+    player.add_argument(
         "--policy-weight",
         type=float,
         default=None,
@@ -138,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
     engine = parser.add_argument_group("engine")
     engine.add_argument("--name", default="gojax", help="the answer to 'name'")
     engine.add_argument(
+        "--host-devices",
+        type=int,
+        default=None,
+        metavar="D",
+        help="split the CPU into D JAX devices (XLA_FLAGS); the mcts player shares each batch's "
+        "leaves among them (default: JAX's devices, one on a CPU)",
+    )
+    engine.add_argument(
         "--no-warmup", action="store_true", help="do not compile and time the player on time_settings"
     )
     cache = engine.add_mutually_exclusive_group()
@@ -174,6 +198,8 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         name: value
         for name, value in (
             ("playout_policy", args.playout_policy),
+            ("playouts_per_leaf", args.playouts_per_leaf),
+            ("leaves_per_batch", args.leaves_per_batch),
             ("policy_weight", args.policy_weight),
             ("value_weight", args.value_weight),
         )
@@ -266,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     """Runs the engine until ``quit`` or the end of stdin; returns the exit status."""
     args = build_parser().parse_args(argv)
     _configure_logging(args.log_level)
+    if args.host_devices is not None:  # read when JAX starts its backends: before any JAX work
+        try:
+            split_host_cpu(args.host_devices)
+        except ValueError as error:
+            print(f"gojax-gtp: --host-devices: {error}", file=sys.stderr)
+            return 2
     protocol = sys.stdout
     sys.stdout = sys.stderr  # nothing but replies may reach the controller
     try:

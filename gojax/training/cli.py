@@ -25,6 +25,7 @@ import json
 import os
 import sys
 
+from gojax._host.cpu_devices import split_host_cpu
 from gojax.alphazero import initialize_distributed
 from gojax.training.config import TrainConfig
 from gojax.training.flags import add_arguments, given_fields
@@ -82,11 +83,12 @@ def config_from_arguments(args: argparse.Namespace) -> TrainConfig:
 def main(argv: list[str] | None = None) -> int:
     """Parses the flags, trains (or resumes) and returns the exit status."""
     args = build_parser().parse_args(argv)
-    if args.host_devices:  # read when JAX starts its backends, which nothing has done yet
-        flags = os.environ.get("XLA_FLAGS", "")
-        os.environ["XLA_FLAGS"] = (
-            f"{flags} --xla_force_host_platform_device_count={args.host_devices}".strip()
-        )
+    if args.host_devices is not None:  # read when JAX starts its backends, which nothing has done yet
+        try:
+            split_host_cpu(args.host_devices)
+        except ValueError as error:
+            print(f"gojax-train: --host-devices: {error}", file=sys.stderr)
+            return 2
     if args.distributed:
         initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     try:

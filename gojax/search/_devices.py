@@ -1,0 +1,108 @@
+"""One leaf batch over several devices: each device expands and plays out its share of the ``K`` leaves.
+
+A batch step of :class:`gojax.search.TreeSearch` is one call of
+:func:`gojax.search._playout.evaluate_leaves` on ``K`` leaves. On a CPU, XLA
+runs that call on one core; JAX can split a CPU into several devices
+(``XLA_FLAGS=--xla_force_host_platform_device_count=D``, what ``gojax-gtp
+--host-devices`` sets), and :func:`evaluate_on_devices` then gives each of
+``D`` devices ``K / D`` leaves under :func:`jax.shard_map`. The devices run
+side by side (one core each) with no communication: each has its own
+playout loop, which ends with its own slowest playout.
+
+Each device folds its index into the batch's key, so its playouts differ
+from the other devices'; the results are those of ``D`` independent calls of
+``evaluate_leaves`` on consecutive slices of the leaves. With ``D = 1``
+:class:`~gojax.search.TreeSearch` calls ``evaluate_leaves`` itself.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from gojax._core import checks
+from gojax._core.types import GoConfig, GoState
+from gojax.search._playout import LeafResults, evaluate_leaves
+
+__all__ = ["AXIS", "device_count", "evaluate_on_devices", "place"]
+
+AXIS = "leaves"
+
+
+def device_count(leaves: int, devices: int | None, available: int) -> int:
+    """``D``: the devices a batch of ``leaves`` is split over.
+
+    The largest divisor of ``leaves`` that is at most ``devices`` (``None``:
+    every one of the ``available`` devices) and at most ``available``, so
+    every device gets the same number of leaves.
+
+    Raises:
+      TypeError, ValueError: ``devices`` is not ``None`` or an int of at least 1.
+    """
+    if devices is not None:
+        devices = checks.integer(devices, "TreeSearch devices", least=1)
+    most = min(available, leaves if devices is None else devices)
+    return max(d for d in range(1, most + 1) if leaves % d == 0)
+
+
+def _mesh(num_devices: int) -> Mesh:
+    return Mesh(np.array(jax.local_devices()[:num_devices]), (AXIS,))
+
+
+def place(num_devices: int, parents: GoState, actions, key, index):
+    """The arguments of :func:`evaluate_on_devices` put on its devices (leaves split, the rest copied).
+
+    A compiled call (an executable loaded from disk, say) takes its
+    arguments where it was compiled for them; ``jax.jit`` would move them.
+    """
+    mesh = _mesh(num_devices)
+    split = NamedSharding(mesh, PartitionSpec(AXIS))
+    whole = NamedSharding(mesh, PartitionSpec())
+    parents, actions = jax.device_put((parents, actions), split)
+    key, index = jax.device_put((key, np.int32(index)), whole)
+    return parents, actions, key, index
+
+
+def evaluate_on_devices(
+    config: GoConfig,
+    policy_name: str,
+    playout_moves: int,
+    playouts_per_leaf: int,
+    num_devices: int,
+    parents: GoState,
+    actions: jax.Array,
+    key: jax.Array,
+    index: jax.typing.ArrayLike = 0,
+) -> LeafResults:
+    """``evaluate_leaves`` with the ``K`` leaves split over the first ``D`` local devices.
+
+    Args:
+      config, policy_name, playout_moves, playouts_per_leaf: as for
+        ``evaluate_leaves``.
+      num_devices: ``D``, which divides ``K``; the first ``D`` of
+        :func:`jax.local_devices`.
+      parents: :class:`GoState` ``[K]``.
+      actions: ``int32[K]``.
+      key: PRNG key, the same for every device (each folds in its index).
+      index: ``int[]``, the batch number.
+
+    Returns:
+      :class:`~gojax.search._playout.LeafResults` of the ``K`` leaves, in
+      order, sharded over the devices.
+    """
+    mesh = _mesh(num_devices)
+    split, whole = PartitionSpec(AXIS), PartitionSpec()
+
+    def share(parents, actions, key, index):
+        key = jax.random.fold_in(key, jax.lax.axis_index(AXIS))
+        sizes = (playout_moves, playouts_per_leaf)
+        return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index)
+
+    # No collectives: each device's loops carry its own values (so the per-device
+    # type check of loop carries, which the playout loops' constants trip, is off).
+    run = jax.shard_map(
+        share, mesh=mesh, in_specs=(split, split, whole, whole), out_specs=split, check_vma=False
+    )
+    return run(parents, actions, key, jnp.asarray(index, jnp.int32))
