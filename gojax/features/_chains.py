@@ -260,17 +260,6 @@ def move_outcomes(config: GoConfig, state: GoState) -> MoveOutcomes:
     return _move_outcomes_of(config, _analyse(config, state))
 
 
-def _for_opponent(analysis: _Analysis) -> _Analysis:
-    """The same analysis seen from the other player (mover and opponent swapped)."""
-
-    def swap(colours):
-        return jnp.where(colours == _MOVER, _OPPONENT, jnp.where(colours == _OPPONENT, _MOVER, colours))
-
-    return analysis._replace(
-        colours=swap(analysis.colours), neighbour_colours=swap(analysis.neighbour_colours)
-    )
-
-
 def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = True) -> MoveOutcomes:
     """See :func:`move_outcomes`; ``captures=False`` counts liberties as if nothing were captured."""
     size = config.size
@@ -295,6 +284,38 @@ def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = Tr
         capture_size=capture_size.reshape(size, size),
         self_atari_size=self_atari.reshape(size, size),
     )
+
+
+def _liberties_after(config: GoConfig, analysis: _Analysis, variants) -> jax.Array:
+    """``int32[V, P]``: liberties after a stone at each empty point, for each ``(colour, captures)``.
+
+    ``variants`` (static) lists ``(colour, captures)`` pairs: ``colour`` is
+    :data:`_MOVER` or :data:`_OPPONENT` (whose stone it is), ``captures``
+    whether the chains it would capture count (as :func:`_move_outcomes_of`
+    with ``captures``). The chains' bitboards are gathered once and each
+    colour's new chains dilated once, however many variants.
+    """
+    size = config.size
+    boards = _chain_bitboards(size, analysis)[analysis.neighbour_labels]  # [P, 4, W]
+    colours = analysis.neighbour_colours
+    in_atari = analysis.chain_liberties[analysis.neighbour_labels] == 1
+    placed = jnp.asarray(_point_bitboards(size))  # [P, W]
+    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [W]
+    empty_point = analysis.colours == _EMPTY
+    around = {}
+    for colour in dict.fromkeys(c for c, _ in variants):
+        own = jnp.where((colours == colour)[..., None], boards, jnp.uint32(0))
+        around[colour] = bb.neighbours(placed | _union4(own), size)  # [P, W]
+    tables = []
+    for colour, captures in variants:
+        free = empty & ~placed
+        if captures:
+            other = _MOVER + _OPPONENT - colour
+            free = free | _union4(
+                jnp.where(((colours == other) & in_atari)[..., None], boards, jnp.uint32(0))
+            )
+        tables.append(jnp.where(empty_point, bb.count(around[colour] & free), 0))
+    return jnp.stack(tables)
 
 
 def liberties_after_move(config: GoConfig, state: GoState) -> jax.Array:

@@ -57,11 +57,12 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     low, high = _ladder._liberty_ends(analysis, points)
     low, high = low[:points], high[:points]
 
-    def outcome(captures):
-        """Liberties after the chain's owner plays at each point: ``int32[2, P]`` (mover's, opponent's)."""
-        own = _chains._move_outcomes_of(config, analysis, captures=captures).liberties_after
-        other = _chains._move_outcomes_of(config, _chains._for_opponent(analysis), captures=captures)
-        return jnp.stack([own.reshape(-1), other.liberties_after.reshape(-1)])
+    # Liberties after the chain's owner plays at each point (int32[2, P]: mover's, opponent's),
+    # with and without the captures, from one table.
+    variants = [
+        (colour, captures) for captures in (True, False) for colour in (_chains._MOVER, _chains._OPPONENT)
+    ]
+    tables = _chains._liberties_after(config, analysis, tuple(variants))
 
     def for_owner(table, at):
         return jnp.where(
@@ -78,13 +79,13 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     )
     counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0
     one = root & (libs == 1)
-    extended = for_owner(outcome(True), low)
+    extended = for_owner(tables[:2], low)
     caught_now = one & ~counter & (extended <= 1)
     to_escape = one & (extended < 3) & (counter | (extended == 2))
     # Two liberties: an atari on one liberty cannot work when the extension on the
     # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
     two = root & (libs == 2)
-    plain = outcome(False)
+    plain = tables[2:]
     to_capture = jnp.concatenate(
         [two & (for_owner(plain, high) - 1 <= 2), two & (for_owner(plain, low) - 1 <= 2)]
     )

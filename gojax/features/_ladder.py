@@ -233,8 +233,8 @@ def _capture_candidates(config, analysis):
     low, high = _liberty_ends(analysis, points)
     here = jnp.arange(points, dtype=jnp.int32)[:, None]
     other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
-    runner = _chains._move_outcomes_of(config, _chains._for_opponent(analysis), captures=False)
-    at_most = runner.liberties_after.reshape(-1)[jnp.clip(other, 0, points - 1)] - 1
+    runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
+    at_most = runner[jnp.clip(other, 0, points - 1)] - 1
     return candidates & (at_most <= 2)
 
 
