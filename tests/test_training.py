@@ -375,6 +375,30 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 
 
+def test_host_devices_default_to_one_per_core_that_divides_the_batches(monkeypatch):
+    from gojax._host.cpu_devices import FLAG
+    from gojax.training.cli import host_devices
+
+    parser = training.build_parser()
+
+    def chosen(*argv):
+        args = parser.parse_args(list(argv))
+        return host_devices(args, training.config_from_arguments(args))
+
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert chosen() == 4  # 6 cores; 4 divides the batches of 128 and 256 games, 6 and 5 do not
+    assert chosen("--batch", "96", "--train-batch", "192") == 6
+    assert chosen("--batch-per-device", "5") == 4  # --train-batch 256 still divides
+    assert chosen("--devices", "2") == 2
+    assert chosen("--host-devices", "3") == 3  # asked for: taken as it is
+    assert chosen("--distributed") is None
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert chosen() == 8  # at most 8
+    monkeypatch.setenv("XLA_FLAGS", f"{FLAG}=2")
+    assert chosen() is None  # the environment decides
+
+
 def _imports(path: Path) -> set[str]:
     """Every module a file imports (top level or not), absolute names."""
     tree = ast.parse(path.read_text())

@@ -24,6 +24,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
+from gojax._host.cpu_devices import common_divisor
 from gojax.search._playout import LeafResults, evaluate_leaves
 
 __all__ = ["AXIS", "device_count", "evaluate_on_devices", "place"]
@@ -43,8 +44,7 @@ def device_count(leaves: int, devices: int | None, available: int) -> int:
     """
     if devices is not None:
         devices = checks.integer(devices, "TreeSearch devices", least=1)
-    most = min(available, leaves if devices is None else devices)
-    return max(d for d in range(1, most + 1) if leaves % d == 0)
+    return common_divisor([leaves], min(available, leaves if devices is None else devices))
 
 
 def _mesh(num_devices: int) -> Mesh:

@@ -6,6 +6,7 @@
     gojax-train --minutes 5 --run-dir runs/quick
     gojax-train --run-dir runs/quick --resume     # continue after a kill
     gojax-train --host-devices 4 --batch-per-device 32   # 4 virtual CPU devices
+    gojax-train --host-devices 1                  # the whole run on one device (one core)
 
 Every :class:`gojax.training.TrainConfig` field is a flag (``--help`` lists
 them with their defaults). Every device of the machine is used, data-parallel
@@ -13,8 +14,10 @@ them with their defaults). Every device of the machine is used, data-parallel
 ``jax.distributed.initialize`` first for a multi-host run. With ``--resume``
 the run's saved ``config.json`` is used; only the fields marked resumable
 (the budget, the evaluation and file settings) change when given on the
-command line. On 7x7 the komi defaults to 9, the fair value under area
-scoring. See :mod:`gojax.training.loop` for what is written under ``--run-dir``.
+command line. On a CPU, the run splits the processor into one JAX device per
+core (``--host-devices``): self-play and training then run on every core. On
+7x7 the komi defaults to 9, the fair value under area scoring. See
+:mod:`gojax.training.loop` for what is written under ``--run-dir``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import json
 import os
 import sys
 
-from gojax._host.cpu_devices import split_host_cpu
+from gojax._host.cpu_devices import default_host_devices, split_host_cpu
 from gojax.alphazero import initialize_distributed
 from gojax.training.config import TrainConfig
 from gojax.training.flags import add_arguments, given_fields
@@ -44,7 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--resume", action="store_true", help="continue the run in --run-dir from its latest checkpoint"
     )
-    run.add_argument("--host-devices", type=int, help="split the CPU into this many JAX devices (XLA_FLAGS)")
+    run.add_argument(
+        "--host-devices",
+        type=int,
+        help="split the CPU into this many JAX devices (XLA_FLAGS); default: one per core, at most 8 "
+        "(and --devices), as many as divide --batch and --train-batch, unless XLA_FLAGS names a count",
+    )
     run.add_argument(
         "--distributed", action="store_true", help="jax.distributed.initialize() first (multi-host)"
     )
@@ -80,21 +88,39 @@ def config_from_arguments(args: argparse.Namespace) -> TrainConfig:
     return dataclasses.replace(saved, **kept, run_dir=run_dir)
 
 
+def host_devices(args: argparse.Namespace, config: TrainConfig) -> int | None:
+    """The CPU devices to ask for: ``--host-devices``, else one per core (see ``--host-devices``' help).
+
+    ``None``: leave JAX's devices as they are (``XLA_FLAGS`` names a count,
+    or a multi-host run).
+    """
+    if args.host_devices is not None:
+        return args.host_devices
+    if args.distributed:
+        return None
+    sizes = [
+        total
+        for total, per_device in (
+            (config.batch, config.batch_per_device),
+            (config.train_batch, config.train_batch_per_device),
+        )
+        if per_device is None
+    ]
+    return default_host_devices(sizes, most=config.devices or 8)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parses the flags, trains (or resumes) and returns the exit status."""
     args = build_parser().parse_args(argv)
-    if args.host_devices is not None:  # read when JAX starts its backends, which nothing has done yet
-        try:
-            split_host_cpu(args.host_devices)
-        except ValueError as error:
-            print(f"gojax-train: --host-devices: {error}", file=sys.stderr)
-            return 2
-    if args.distributed:
-        initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     try:
         config = config_from_arguments(args)
+        count = host_devices(args, config)
+        if count is not None:  # read when JAX starts its backends, which nothing has done yet
+            split_host_cpu(count)
     except (TypeError, ValueError) as error:
         print(f"gojax-train: {error}", file=sys.stderr)
         return 2
+    if args.distributed:
+        initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     train(config, resume=args.resume)
     return 0
