@@ -6,6 +6,8 @@ compiled once (``compiled.jitted`` shares it between searches).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 
 import jax
@@ -188,6 +190,55 @@ def test_tree_reuse_keeps_the_statistics_of_the_same_simulations(superko_root):
     # And searching on from the reused tree is reproducible too.
     more = again.search(playouts=256)
     assert more.playouts == expected_playouts + 256
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"exploration": 0.3},
+        {"prior_visits": 0.0, "first_play_urgency": 0.7},
+        {"rave_equivalence": 0.0},
+        {"rave_equivalence": 0.0, "prior_visits": 0.0},
+    ],
+)
+def test_the_selection_cache_gives_child_values_bit_for_bit(searched, overrides):
+    """The descent's cached values equal child_values exactly, through virtual loss, backup and re-rooting."""
+    from gojax.search._select import child_values, refresh, selection_values
+
+    tree = copy.deepcopy(searched[0]._tree)
+    settings = dataclasses.replace(SETTINGS, **overrides)
+    rng = np.random.default_rng(0)
+    zero = np.zeros(tree.num_actions)
+
+    def check() -> None:
+        refresh(tree, settings)
+        for node in np.flatnonzero(tree.expanded[: tree.size]):
+            cached = selection_values(tree, int(node), settings, zero)
+            fresh = child_values(tree, int(node), settings, tree.prior_rate[node], zero)
+            assert cached.tobytes() == fresh.tobytes(), (node, cached - fresh)
+
+    def random_path() -> tuple[list[tuple[int, int]], int]:
+        node, edges = 0, []
+        while (tree.children[node] >= 0).any():
+            action = int(rng.choice(np.flatnonzero(tree.children[node] >= 0)))
+            edges.append((node, action))
+            node = int(tree.children[node, action])
+        return edges, node
+
+    check()
+    for step in range(12):
+        edges, target = random_path()
+        tree.add_virtual_loss(edges, target, 1 + step % 3)  # stale edges alone: one at a time
+        check()
+        if step % 3 == 2:  # stale nodes: vectorized
+            first = rng.integers(0, 4, (2, P)).astype(np.float32)
+            tree.backup(0, edges, target, 4.0, 1.5, first, np.floor(first / 2), 3.0)
+            check()
+    edges, target = random_path()
+    tree.add_virtual_loss(edges, target, 2)
+    tree.reroot(int(tree.children[edges[0]]))  # the marks follow their nodes
+    check()
 
 
 def test_a_position_not_in_the_tree_starts_a_new_one(superko_root):

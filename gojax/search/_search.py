@@ -17,7 +17,9 @@ compiled call that expands them and runs ``M`` playouts from each
 
 The steps overlap: while the device runs one batch (JAX dispatches
 asynchronously), the host selects the next, its paths kept apart from the
-batch in flight by the same virtual loss.
+batch in flight by the same virtual loss. With several local devices (a CPU
+split into one device per core, as ``gojax-gtp --host-devices`` does), the ``K`` leaves of
+a batch are shared among them (:mod:`gojax.search._devices`).
 
 With a **guide** (:mod:`gojax.search._guide`: a network's policy and
 value), each batch step also runs the guide on the ``K`` expanded positions:
@@ -51,10 +53,11 @@ from gojax._core import checks
 from gojax._core import guards as _guards
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
+from gojax.search._devices import device_count, evaluate_on_devices, place
 from gojax.search._guide import Guide, guided_rates, mixed_black_wins
 from gojax.search._playout import evaluate_leaves
 from gojax.search._prior import point_priors
-from gojax.search._select import child_values, prior_rates
+from gojax.search._select import prior_rates, refresh, selection_values
 from gojax.search._settings import TreeSearchSettings
 from gojax.search._stats import SearchStats, root_stats
 from gojax.search._tree import Tree
@@ -78,11 +81,17 @@ class TreeSearch:
       seed: the seed of the playouts and tie-breaks.
       guide: a network's ``guide(config, states) -> (policy, value)``
         (:mod:`gojax.search._guide`), or ``None`` for playouts alone.
+      devices: how many local devices share each batch's leaves, at most
+        (``None``: all of :func:`jax.local_devices`). The search uses the
+        largest count that divides ``leaves_per_batch``; it is
+        :attr:`devices`. Each device draws its own playouts, so searches
+        with different ``D`` differ; with the same ``D`` and seed they repeat.
 
     Raises:
       TypeError: ``config`` is not a :class:`gojax.GoConfig`, ``settings`` not
-        a :class:`TreeSearchSettings`, ``seed`` not an int, or ``guide`` not
-        callable.
+        a :class:`TreeSearchSettings`, ``seed`` not an int, ``guide`` not
+        callable, or ``devices`` not an int.
+      ValueError: ``devices`` below 1.
     """
 
     def __init__(
@@ -91,6 +100,7 @@ class TreeSearch:
         settings: TreeSearchSettings | None = None,
         seed: int = 0,
         guide: Guide | None = None,
+        devices: int | None = None,
     ):
         if not isinstance(config, GoConfig):
             raise TypeError(f"TreeSearch config must be a gojax.GoConfig, got {config!r}")
@@ -109,7 +119,14 @@ class TreeSearch:
         moves = settings.moves_per_playout(config.num_points)
         policy, per_leaf = settings.playout_policy, settings.playouts_per_leaf
         # One compiled function per distinct (rules, policy, sizes), shared by every search in the process.
-        self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
+        self.devices = device_count(settings.leaves_per_batch, devices, len(jax.local_devices()))
+        """``D``: the local devices each batch's leaves are split over."""
+        if self.devices == 1:
+            self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
+        else:
+            self._evaluate = compiled.jitted(
+                evaluate_on_devices, config, policy, moves, per_leaf, self.devices
+            )
         self._legal = compiled.rules(config).legal
         self._priors = compiled.jitted(point_priors, config)
         # A host tool compiles what it runs; one compiled guide per search (it closes over its network).
@@ -118,6 +135,12 @@ class TreeSearch:
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
         self._ownership_count = 0
+
+    def _place(self, parents: GoState, actions: np.ndarray, key: jax.Array, index: np.int32) -> tuple:
+        """The leaf batch's arguments, split over the devices when there are several."""
+        if self.devices == 1:
+            return parents, actions, key, index
+        return place(self.devices, parents, actions, key, index)
 
     # -- roots ------------------------------------------------------------------------------------
 
@@ -130,7 +153,7 @@ class TreeSearch:
         jax.block_until_ready(self._priors(start))
         parents = jax.tree.map(lambda x: np.stack([x] * self.settings.leaves_per_batch), start)
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
-        jax.block_until_ready(self._evaluate(parents, actions, self._key, np.int32(0)))
+        jax.block_until_ready(self._evaluate(*self._place(parents, actions, self._key, np.int32(0))))
         if self._guide is not None:
             jax.block_until_ready(self._guide(parents))
             jax.block_until_ready(self._guide(jax.tree.map(lambda x: x[None], start)))
@@ -264,6 +287,7 @@ class TreeSearch:
 
     def _descend(self, tree: Tree, jitter: np.ndarray) -> tuple[list[tuple[int, int]], int | None, int, int]:
         """One path: ``(edges, target, node whose state is stepped, action or -1)``."""
+        refresh(tree, self.settings)  # the cached values, up to date with the last paths and backups
         node = 0
         edges: list[tuple[int, int]] = []
         while True:
@@ -272,8 +296,7 @@ class TreeSearch:
             if tree.done[node]:
                 return edges, node, node, -1
             noise = jitter[len(edges) % jitter.shape[0]]
-            values = child_values(tree, node, self.settings, tree.prior_rate[node], noise)
-            action = int(np.argmax(values))
+            action = int(selection_values(tree, node, self.settings, noise).argmax())
             edges.append((node, action))
             child = int(tree.children[node, action])
             if child < 0:
@@ -303,7 +326,7 @@ class TreeSearch:
         actions = np.array([p[3] for p in paths], np.int32)
         index = np.int32(self._batches)
         self._batches += 1
-        results = self._evaluate(tree.get_payload(sources), actions, self._key, index)
+        results = self._evaluate(*self._place(tree.get_payload(sources), actions, self._key, index))
         guided = None if self._guide is None else self._guide(results.children)
         return paths, (results, guided)
 

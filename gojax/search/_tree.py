@@ -27,6 +27,14 @@ Node ``i`` holds:
   which the player to move at the node played point ``a`` before the other
   player did, at any later turn, and how many of them that player won
   (Gelly & Silver 2007). Pass gets no AMAF samples.
+* ``blend[i, a]``: a cache of the selection value of each action without
+  its UCB term and jitter (``-inf`` where illegal), computed by
+  :func:`gojax.search._select.refresh` for the settings ``blend_settings``.
+  The tree's own updates (:meth:`Tree.expand`, :meth:`Tree.add_virtual_loss`,
+  :meth:`Tree.backup`; :meth:`Tree.add` changes no value) mark what they
+  change as stale: whole nodes in ``stale_rows``, single edges ``(i, a)`` in
+  ``stale_edges``. Direct writes to the statistics are not tracked
+  (:func:`gojax.search._select.child_values` reads them as they stand);
 * an optional payload per node (the game state), any pytree of NumPy arrays
   with a leading node axis, kept in step with the nodes (growth, re-rooting).
 
@@ -71,6 +79,10 @@ class Tree:
         self.amaf_visits = np.zeros((cap, a), np.float64)
         self.amaf_wins = np.zeros((cap, a), np.float64)
         self.prior_rate = np.full((cap, a), 0.5, np.float32)
+        self.blend = np.zeros((cap, a), np.float64)
+        self.blend_settings: Any = None
+        self.stale_rows: set[int] = set()
+        self.stale_edges: list[tuple[int, int]] = []
         if payload is None:
             self.payload = None
         else:
@@ -90,6 +102,7 @@ class Tree:
         "amaf_visits",
         "amaf_wins",
         "prior_rate",
+        "blend",
     )
 
     @property
@@ -121,7 +134,7 @@ class Tree:
         self.action[node] = action
         self.to_play[node] = to_play
         if parent >= 0:
-            self.children[parent, action] = node
+            self.children[parent, action] = node  # no visits, no wins: the edge's value is unchanged
         return node
 
     def set_payload(self, nodes: np.ndarray, values: Any) -> None:
@@ -141,6 +154,7 @@ class Tree:
         self.prior_rate[node] = 0.5 if prior is None else prior
         self.expanded[node] = True
         self.done[node] = done
+        self.stale_rows.add(node)
 
     def path(self, node: int) -> list[int]:
         """Nodes from the root to ``node``, both included."""
@@ -155,14 +169,19 @@ class Tree:
         Each edge ``(node, action)`` gets ``amount`` lost AMAF samples, and
         each child on the path (``target`` included) ``amount`` lost visits.
         """
+        a = self.num_actions
+        amaf_visits, children, visits, stale = self.amaf_visits, self.children, self.visits, self.stale_edges
         for node, action in edges:
-            if action < self.num_actions - 1:
-                self.amaf_visits[node, action] += amount
-            child = self.children[node, action]
+            if action < a - 1:
+                amaf_visits[node, action] += amount
+            child = children[node, action]
             if child >= 0:
-                self.visits[child] += amount
-        if target is not None and (not edges or self.children[edges[-1][0], edges[-1][1]] != target):
-            self.visits[target] += amount
+                visits[child] += amount
+            stale.append((node, action))
+        if target is not None and (not edges or children[edges[-1][0], edges[-1][1]] != target):
+            visits[target] += amount
+            if self.parent[target] >= 0:
+                stale.append((int(self.parent[target]), int(self.action[target])))
 
     def backup(
         self,
@@ -192,29 +211,34 @@ class Tree:
           black_score: black's final score (area minus komi), summed over the playouts.
         """
         points = self.num_actions - 1
-        wins_for = np.array([black_wins, count - black_wins])
-        nodes = [root] + [int(self.children[n, a]) for n, a in edges]
-        for node in nodes:
+        visits, wins, scores, to_play = self.visits, self.wins, self.black_score, self.to_play
+        amaf_visits, amaf_wins, children = self.amaf_visits, self.amaf_wins, self.children
+        wins_for = (float(black_wins), float(count - black_wins))
+        # Changed: the nodes' AMAF rows, and each visited node's edge from its parent.
+        self.stale_rows.update([node for node, _ in edges])
+        if target is not None:
+            self.stale_rows.add(target)
+        if self.parent[root] >= 0:
+            self.stale_rows.add(int(self.parent[root]))
+        for node in [root] + [int(children[n, a]) for n, a in edges]:
             if node >= 0:
-                self.visits[node] += count
-                self.black_score[node] += black_score
+                visits[node] += count
+                scores[node] += black_score
                 # wins for the player who moved into the node: the other colour than its player to move.
-                self.wins[node] += wins_for[1 - self.to_play[node]]
-        firsts = first.astype(np.float64).copy()
-        won = first_wins.astype(np.float64).copy()
+                wins[node] += wins_for[1 - int(to_play[node])]
+        firsts = np.array(first, np.float64)
+        won = np.array(first_wins, np.float64)
         if target is not None and self.expanded[target] and not self.done[target]:
-            colour = self.to_play[target]
-            self.amaf_visits[target, :points] += firsts[colour]
-            self.amaf_wins[target, :points] += won[colour]
+            colour = int(to_play[target])
+            amaf_visits[target, :points] += firsts[colour]
+            amaf_wins[target, :points] += won[colour]
         for node, action in reversed(edges):
-            colour = self.to_play[node]
-            if action < points:
-                firsts[:, action] = 0.0
-                won[:, action] = 0.0
-                firsts[colour, action] = count
-                won[colour, action] = wins_for[colour]
-            self.amaf_visits[node, :points] += firsts[colour]
-            self.amaf_wins[node, :points] += won[colour]
+            colour = int(to_play[node])
+            if action < points:  # the tree move claims its point for its colour
+                firsts[colour, action], firsts[1 - colour, action] = count, 0.0
+                won[colour, action], won[1 - colour, action] = wins_for[colour], 0.0
+            amaf_visits[node, :points] += firsts[colour]
+            amaf_wins[node, :points] += won[colour]
 
     def subtree(self, node: int) -> np.ndarray:
         """``bool[size]``: the nodes at or below ``node``."""
@@ -246,3 +270,9 @@ class Tree:
         if self.payload is not None:
             self.payload = jax.tree.map(lambda x: np.concatenate([x[keep], x[keep.size :]]), self.payload)
         self.size = count
+        # The cache moved with its nodes; so do the stale marks (those of dropped nodes go).
+        rows = new_id[np.fromiter(self.stale_rows, np.int64, len(self.stale_rows))]
+        self.stale_rows = set(rows[rows >= 0].tolist())
+        edges = np.array(self.stale_edges, np.int64).reshape(-1, 2)
+        edges[:, 0] = new_id[edges[:, 0]]
+        self.stale_edges = [(node, action) for node, action in edges[edges[:, 0] >= 0].tolist()]
