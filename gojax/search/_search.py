@@ -18,8 +18,8 @@ compiled call that expands them and runs ``M`` playouts from each
 The steps overlap: while the device runs one batch (JAX dispatches
 asynchronously), the host selects the next, its paths kept apart from the
 batch in flight by the same virtual loss. With several local devices (a CPU
-split into one device per core, as ``gojax-gtp --host-devices`` does), the ``K`` leaves of
-a batch are shared among them (:mod:`gojax.search._devices`).
+split into one device per core, as ``gojax-gtp --host-devices`` does), the
+``K`` leaves of a batch are shared among them (:mod:`gojax.search._devices`).
 
 With a **guide** (:mod:`gojax.search._guide`: a network's policy and
 value), each batch step also runs the guide on the ``K`` expanded positions:
