@@ -302,6 +302,36 @@ def test_move_outcomes_match_reference_on_random_boards(random_positions):
         np.testing.assert_array_equal(got[i], want, err_msg=f"board {i}")
 
 
+def test_liberties_after_for_either_colour_with_and_without_captures(random_positions):
+    """The ladder readers' table: a stone of either colour, its captures taken off or not."""
+    from gojax.features import _chains
+
+    variants = tuple(
+        (colour, captures) for colour in (_chains._MOVER, _chains._OPPONENT) for captures in (True, False)
+    )
+
+    def tables(state):
+        return _chains._liberties_after(CONFIG, _chains._analyse(CONFIG, state), variants)
+
+    boards, states = random_positions
+    got = np.asarray(jax.jit(jax.vmap(tables))(stack_states(states)))  # [B, 4, P]
+    for i, grid in enumerate(boards):
+        mover = 1 + i % 2
+        for k, (colour, captures) in enumerate(variants):
+            stone = mover if colour == _chains._MOVER else 3 - mover
+            if captures:
+                want = ref_outcomes(grid, stone)[0]
+            else:
+                want = np.zeros((N, N), int)
+                for p in np.flatnonzero(grid.reshape(-1) == 0):
+                    board = grid.copy()
+                    board.flat[p] = stone
+                    want.flat[p] = len(ref_chain(board, int(p))[1])
+            np.testing.assert_array_equal(
+                got[i, k].reshape(N, N), want, err_msg=f"board {i}, {colour, captures}"
+            )
+
+
 def test_move_outcomes_match_gojax_step(random_positions):
     """Play every legal move with gojax.step and count the result on the board it returns."""
     boards, states = random_positions

@@ -77,6 +77,14 @@ _TWO_DEVICES = textwrap.dedent(
     expected = jax.tree.map(lambda *parts: np.concatenate(parts), *halves)
     jax.tree.map(np.testing.assert_array_equal, together, expected)
 
+    # A host tool's store of compiled executables is off with several devices (an executable
+    # loaded there would expect its arguments on every device); the searches below run with it asked for.
+    import tempfile
+    from pathlib import Path
+    from gojax._host import executables
+    executables.use_directory(Path(tempfile.mkdtemp()))
+    assert executables.directory() is None
+
     def searched(seed):
         search = TreeSearch(config, TreeSearchSettings(leaves_per_batch=4, playouts_per_leaf=4), seed=seed)
         search.warm_up()

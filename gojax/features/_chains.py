@@ -260,25 +260,54 @@ def move_outcomes(config: GoConfig, state: GoState) -> MoveOutcomes:
     return _move_outcomes_of(config, _analyse(config, state))
 
 
-def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = True) -> MoveOutcomes:
-    """See :func:`move_outcomes`; ``captures=False`` counts liberties as if nothing were captured."""
+class _Neighbours(NamedTuple):
+    """The chains next to each point, gathered once for every outcome computed from them."""
+
+    boards: jax.Array  # uint32[P, 4, W]: the chain of each neighbour (zero if none)
+    colours: jax.Array  # int32[P, 4]
+    in_atari: jax.Array  # bool[P, 4]: the neighbour's chain has one liberty
+    placed: jax.Array  # uint32[P, W]: each point alone
+    free: jax.Array  # uint32[P, W]: the empty points but the point itself
+    empty_point: jax.Array  # bool[P]
+
+
+def _neighbours(config: GoConfig, analysis: _Analysis) -> _Neighbours:
     size = config.size
-    boards = _chain_bitboards(size, analysis)  # [P + 1, W]
-    neighbour_boards = boards[analysis.neighbour_labels]  # [P, 4, W]
-    colours = analysis.neighbour_colours
-    in_atari = analysis.chain_liberties[analysis.neighbour_labels] == 1
-    own = jnp.where((colours == _MOVER)[..., None], neighbour_boards, jnp.uint32(0))
-    taken = jnp.where(((colours == _OPPONENT) & in_atari)[..., None], neighbour_boards, jnp.uint32(0))
-    placed = jnp.asarray(_point_bitboards(size))  # [P, W]
-    new_chain = placed | _union4(own)
-    captured = _union4(taken)
+    placed = jnp.asarray(_point_bitboards(size))
     empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [W]
-    empty_after = (empty & ~placed) | captured if captures else empty & ~placed
-    liberties_after = bb.count(bb.neighbours(new_chain, size) & empty_after)
-    empty_point = analysis.colours == _EMPTY
-    liberties_after = jnp.where(empty_point, liberties_after, 0)
-    capture_size = jnp.where(empty_point, bb.count(captured), 0)
-    self_atari = jnp.where(empty_point & (liberties_after == 1), bb.count(new_chain), 0)
+    return _Neighbours(
+        boards=_chain_bitboards(size, analysis)[analysis.neighbour_labels],
+        colours=analysis.neighbour_colours,
+        in_atari=analysis.chain_liberties[analysis.neighbour_labels] == 1,
+        placed=placed,
+        free=empty & ~placed,
+        empty_point=analysis.colours == _EMPTY,
+    )
+
+
+def _union_where(flags: jax.Array, boards: jax.Array) -> jax.Array:
+    """``uint32[P, W]``: the union of the ``boards[:, k]`` (``uint32[P, 4, W]``) with ``flags[:, k]``."""
+    return _union4(jnp.where(flags[..., None], boards, jnp.uint32(0)))
+
+
+def _new_chain(near: _Neighbours, colour: int) -> jax.Array:
+    """``uint32[P, W]``: a ``colour`` stone at each point with the chains of its colour it joins."""
+    return near.placed | _union_where(near.colours == colour, near.boards)
+
+
+def _captured(near: _Neighbours, colour: int) -> jax.Array:
+    """``uint32[P, W]``: the other colour's chains in atari next to each point, which ``colour`` takes."""
+    return _union_where((near.colours == _MOVER + _OPPONENT - colour) & near.in_atari, near.boards)
+
+
+def _move_outcomes_of(config: GoConfig, analysis: _Analysis) -> MoveOutcomes:
+    """See :func:`move_outcomes`."""
+    size = config.size
+    near = _neighbours(config, analysis)
+    new_chain, captured = _new_chain(near, _MOVER), _captured(near, _MOVER)
+    liberties_after = _liberties_after(config, analysis, ((_MOVER, True),), near)[0]
+    capture_size = jnp.where(near.empty_point, bb.count(captured), 0)
+    self_atari = jnp.where(near.empty_point & (liberties_after == 1), bb.count(new_chain), 0)
     return MoveOutcomes(
         liberties_after=liberties_after.reshape(size, size),
         capture_size=capture_size.reshape(size, size),
@@ -286,35 +315,27 @@ def _move_outcomes_of(config: GoConfig, analysis: _Analysis, captures: bool = Tr
     )
 
 
-def _liberties_after(config: GoConfig, analysis: _Analysis, variants) -> jax.Array:
+def _liberties_after(
+    config: GoConfig, analysis: _Analysis, variants, near: _Neighbours | None = None
+) -> jax.Array:
     """``int32[V, P]``: liberties after a stone at each empty point, for each ``(colour, captures)``.
 
     ``variants`` (static) lists ``(colour, captures)`` pairs: ``colour`` is
     :data:`_MOVER` or :data:`_OPPONENT` (whose stone it is), ``captures``
-    whether the chains it would capture count (as :func:`_move_outcomes_of`
-    with ``captures``). The chains' bitboards are gathered once and each
-    colour's new chains dilated once, however many variants.
+    whether the chains it would capture are taken off first (``False``: the
+    liberties as if nothing were captured); 0 at occupied points. The chains'
+    bitboards are gathered once (``near``, if given) and each colour's new
+    chains dilated once, however many variants.
     """
-    size = config.size
-    boards = _chain_bitboards(size, analysis)[analysis.neighbour_labels]  # [P, 4, W]
-    colours = analysis.neighbour_colours
-    in_atari = analysis.chain_liberties[analysis.neighbour_labels] == 1
-    placed = jnp.asarray(_point_bitboards(size))  # [P, W]
-    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [W]
-    empty_point = analysis.colours == _EMPTY
-    around = {}
-    for colour in dict.fromkeys(c for c, _ in variants):
-        own = jnp.where((colours == colour)[..., None], boards, jnp.uint32(0))
-        around[colour] = bb.neighbours(placed | _union4(own), size)  # [P, W]
+    near = _neighbours(config, analysis) if near is None else near
+    around = {
+        colour: bb.neighbours(_new_chain(near, colour), config.size)
+        for colour in dict.fromkeys(c for c, _ in variants)
+    }
     tables = []
     for colour, captures in variants:
-        free = empty & ~placed
-        if captures:
-            other = _MOVER + _OPPONENT - colour
-            free = free | _union4(
-                jnp.where(((colours == other) & in_atari)[..., None], boards, jnp.uint32(0))
-            )
-        tables.append(jnp.where(empty_point, bb.count(around[colour] & free), 0))
+        free = near.free | _captured(near, colour) if captures else near.free
+        tables.append(jnp.where(near.empty_point, bb.count(around[colour] & free), 0))
     return jnp.stack(tables)
 
 

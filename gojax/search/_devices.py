@@ -17,6 +17,8 @@ from the other devices'; the results are those of ``D`` independent calls of
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -47,8 +49,17 @@ def device_count(leaves: int, devices: int | None, available: int) -> int:
     return common_divisor([leaves], min(available, leaves if devices is None else devices))
 
 
+@functools.cache
 def _mesh(num_devices: int) -> Mesh:
+    """The 1-D mesh over the first ``num_devices`` local devices (made once per count)."""
     return Mesh(np.array(jax.local_devices()[:num_devices]), (AXIS,))
+
+
+@functools.cache
+def _shardings(num_devices: int) -> tuple[NamedSharding, NamedSharding]:
+    """``(split over the leaves, copied to every device)`` on :func:`_mesh`."""
+    mesh = _mesh(num_devices)
+    return NamedSharding(mesh, PartitionSpec(AXIS)), NamedSharding(mesh, PartitionSpec())
 
 
 def place(num_devices: int, parents: GoState, actions, key, index):
@@ -57,9 +68,7 @@ def place(num_devices: int, parents: GoState, actions, key, index):
     A compiled call (an executable loaded from disk, say) takes its
     arguments where it was compiled for them; ``jax.jit`` would move them.
     """
-    mesh = _mesh(num_devices)
-    split = NamedSharding(mesh, PartitionSpec(AXIS))
-    whole = NamedSharding(mesh, PartitionSpec())
+    split, whole = _shardings(num_devices)
     parents, actions = jax.device_put((parents, actions), split)
     key, index = jax.device_put((key, np.int32(index)), whole)
     return parents, actions, key, index
