@@ -154,3 +154,40 @@ def test_points_keys_and_counts(size):
         if 0 <= a < size * size:
             expected[k, a] = True
     np.testing.assert_array_equal(bits.reshape(len(actions), -1), expected)
+
+
+# --------------------------------------------------------------------------- stored
+
+
+@pytest.mark.parametrize("dtype", [jnp.uint32, jnp.int32, jnp.int8, jnp.bool_])
+def test_stored_returns_its_argument_under_jit_and_vmap(dtype):
+    from gojax._core.stored import stored
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 2**31, size=(4, 5)).astype(np.int64)
+    values[0, 0] = 0x7FFFFFFF  # the value a naive "never equal" probe would pick
+    x = jnp.asarray(values if dtype != jnp.bool_ else values % 2 == 0).astype(dtype)
+    np.testing.assert_array_equal(jax.jit(stored)(x), x)
+    np.testing.assert_array_equal(jax.vmap(stored)(x), x)  # a batched predicate: a select
+    np.testing.assert_array_equal(jax.jit(stored)(jnp.zeros((3,), dtype)), np.zeros((3,), dtype))
+    np.testing.assert_array_equal(stored(x[0, 0]), x[0, 0])  # a scalar is returned as it is
+
+
+def test_stored_is_a_conditional_that_xla_keeps():
+    # Its purpose is to stop XLA recomputing a value in every consumer: the compiled
+    # program must still hold the conditional (a folded one would be fused again).
+    from gojax._core.stored import stored
+
+    def consumer(words):
+        counts = stored(jnp.sum(jax.lax.population_count(words), axis=0))
+        return words & (counts > 3)[None].astype(jnp.uint32)
+
+    text = jax.jit(consumer).lower(jnp.ones((12, 8), jnp.uint32)).compile().as_text()
+    assert "conditional(" in text
+
+
+def test_stored_refuses_floats():
+    from gojax._core.stored import stored
+
+    with pytest.raises(TypeError, match="integer or bool"):
+        stored(jnp.ones((2,), jnp.float32))

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core.stored import stored
 from gojax._core.types import GoConfig, GoState
 
 __all__ = [
@@ -336,7 +337,9 @@ def _liberties_after(
     for colour, captures in variants:
         free = near.free | _captured(near, colour) if captures else near.free
         tables.append(jnp.where(near.empty_point, bb.count(around[colour] & free), 0))
-    return jnp.stack(tables)
+    # Stored: the callers gather from the tables, and XLA would otherwise recompute the
+    # counts for every gathered entry.
+    return stored(jnp.stack(tables))
 
 
 def liberties_after_move(config: GoConfig, state: GoState) -> jax.Array:

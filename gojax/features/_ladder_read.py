@@ -94,7 +94,7 @@ def start(size: int, attacker, defender, attacker_atari, ko_point, prey) -> Posi
     ``ko_point`` ``int[...]`` (-1 for none) is forbidden to the side that
     moves first.
     """
-    runner = _fill(bits.point_bits(prey, size), defender, jnp.zeros_like(defender), size)
+    runner = _fill(bits.point_bits(prey, size), defender, size)
     return Position(attacker, defender, runner, attacker_atari, bits.point_bits(ko_point, size))
 
 
@@ -118,33 +118,31 @@ def _select(flags: jax.Array, boards: jax.Array) -> jax.Array:
     return bits.union(jnp.where(flags[None], boards, jnp.uint32(0)), axis=1)
 
 
-def _fill(seeds, masks, frees, size: int, enough=3):
+def _fill(seeds, masks, size: int, frees=None, enough: int = 1):
     """The regions of ``seeds`` in ``masks`` (``uint32[W, ...]`` each, broadcast), in one loop.
 
-    A region stops growing once it touches ``enough`` points of its
-    ``frees``: it is then part of its chain only, but one with that many
-    liberties. ``enough`` is an ``int``, or a tuple with one per region when
-    the regions are stacked on axis 1 (``uint32[W, K, ...]``). (A small loop
+    With ``frees``, a region stops growing once it touches ``enough`` points
+    of them: it is then part of its chain only, but one with that many
+    liberties. Without, every region grows to its whole extent. (A small loop
     of its own: the reads hold many fills, and this one compiles to a short
-    program.)
+    program. The loop runs as long as its longest region, so regions that may
+    grow far and regions that stop early are filled in separate calls.)
     """
     shape = jnp.broadcast_shapes(seeds.shape, masks.shape)
     masks = jnp.broadcast_to(masks, shape)
-    if isinstance(enough, int):
-        limit = jnp.int32(enough)
-    else:
-        limit = jnp.asarray(enough, jnp.int32).reshape((len(enough),) + (1,) * (len(shape) - 2))
 
     def body(carry):
         region, _ = carry
-        # Two dilations a round, one liberty test: a region stops at most two dilations late,
-        # which is harmless (it stays inside its chain).
+        # Two dilations a round, one test: a region stops at most two dilations late, which
+        # is harmless (it stays inside its chain).
         around = bits.neighbours(region, size)
         grown = (region | around) & masks
         around = bits.neighbours(grown, size)
         more = (grown | around) & masks
-        needs = bits.count(around & frees) < limit
-        return more, jnp.any(bits.any_set(more ^ region) & needs)
+        growing = bits.any_set(more ^ region)
+        if frees is not None:
+            growing = growing & (bits.count(around & frees) < enough)
+        return more, jnp.any(growing)
 
     begin = jnp.broadcast_to(seeds, shape) & masks
     return jax.lax.while_loop(lambda carry: carry[1], body, (begin, jnp.bool_(True)))[0]
@@ -157,27 +155,24 @@ def _attacker_move(size: int, position: Position, move: jax.Array):
     legal = bits.any_set(stone & empty) & ~bits.any_set(stone & position.ko)
     after = empty & ~stone
     attacker = position.attacker | stone
-    # The defender chains next to the move (those left with no liberty are captured) and the
-    # move's own chain, in one fill (the captures only add liberties to the move's chain).
-    # A side touching the runner starts as the whole runner (a complete chain: no growing
-    # along it). A defender chain needs one liberty to live, the move's chain two to be out
-    # of atari: the fills stop there.
+    # The defender chains next to the move (those left with no liberty are captured), and
+    # the move's own chain (the captures only add liberties to it), each kind in a loop of
+    # its own (a loop runs as long as its longest region). A side touching the runner
+    # starts as the whole runner (a complete chain: no growing along it). A defender chain
+    # needs one liberty to live, the move's chain two to be out of atari: the fills stop there.
     runner = position.runner[:, None]
-    sides = _sides(stone, size) & position.defender[:, None]
-    sides = jnp.where(bits.any_set(sides & runner)[None], sides | runner, sides)
-    seeds = jnp.concatenate([sides, stone[:, None]], axis=1)
-    masks = jnp.stack([position.defender] * 4 + [attacker], axis=1)
-    chains = _fill(seeds, masks, after[:, None], size, (1, 1, 1, 1, 2))
-    sides = chains[:, :4]
-    dead = bits.any_set(seeds[:, :4]) & (bits.count(bits.neighbours(sides, size) & after[:, None]) == 0)
+    seeds = _sides(stone, size) & position.defender[:, None]
+    seeds = jnp.where(bits.any_set(seeds & runner)[None], seeds | runner, seeds)
+    sides = _fill(seeds, position.defender[:, None], size, after[:, None], 1)
+    mine = _fill(stone, attacker, size, after, 2)
+    dead = bits.any_set(seeds) & (bits.count(bits.neighbours(sides, size) & after[:, None]) == 0)
     captured = _select(dead, sides)
     defender = position.defender & ~captured
     after = after | captured
-    mine = chains[:, 4]
     libs = bits.count(bits.neighbours(mine, size) & after)
     # Chains in atari that the move joins, or that gained the captured points, leave it.
     atari = position.attacker_atari
-    freed = _fill(bits.neighbours(stone | captured, size) & atari, atari, jnp.zeros_like(atari), size)
+    freed = _fill(bits.neighbours(stone | captured, size) & atari, atari, size)
     atari = (atari & ~freed) | _keep(libs == 1, mine)
     ko = _keep((bits.count(captured) == 1) & (bits.count(mine) == 1) & (libs == 1), captured)
     runner_libs = bits.count(bits.neighbours(position.runner, size) & after)
@@ -195,28 +190,19 @@ def _runner_move(size: int, position: Position, move: jax.Array):
     defender = position.defender | stone
     before = empty & ~stone  # the liberties before the captures
     joins = bits.any_set(bits.neighbours(position.runner, size) & stone)
-    # One fill: the attacker chains in atari next to the move (their liberty is the move:
-    # captured), the runner with the move if it joins, and the attacker chains next to the
-    # move (one liberty fewer). Two attacker chains are never adjacent, so the captured
-    # points are no liberty of the latter; the runner's count is taken after the captures.
-    seeds = jnp.concatenate(
-        [
-            (bits.neighbours(stone, size) & atari)[:, None],
-            (position.runner | _keep(joins, stone))[:, None],
-            _sides(stone, size) & position.attacker[:, None],
-        ],
-        axis=1,
-    )
-    masks = jnp.stack([atari, defender] + [position.attacker] * 4, axis=1)
-    frees = jnp.stack([jnp.zeros_like(empty)] + [before] * 5, axis=1)
-    # The runner's count matters up to 3, an attacker chain's up to 2 (in atari or not).
-    regions = _fill(seeds, masks, frees, size, (1, 3, 2, 2, 2, 2))
-    taken = regions[:, 0]
+    # Three fills, each in a loop of its own (a loop runs as long as its longest region):
+    # the attacker chains in atari next to the move (their liberty is the move: captured,
+    # filled to their whole extent), the runner with the move if it joins (its count matters
+    # up to 3), and the other attacker chains next to the move (one liberty fewer; up to 2).
+    # Two attacker chains are never adjacent, so the captured points are no liberty of the
+    # latter; the runner's count is taken after the captures.
+    taken = _fill(bits.neighbours(stone, size) & atari, atari, size)
+    runner = _fill(position.runner | _keep(joins, stone), defender, size, before, 3)
+    sides = _sides(stone, size) & (position.attacker & ~atari)[:, None]
+    near = _fill(sides, position.attacker[:, None], size, before[:, None], 2)
     attacker = position.attacker & ~taken
     after = before | taken
-    runner = regions[:, 1]
     libs = bits.count(bits.neighbours(runner, size) & after)
-    near = regions[:, 2:] & ~taken[:, None]
     in_atari = bits.any_set(near) & (bits.count(bits.neighbours(near, size) & after[:, None]) == 1)
     atari = (atari & ~taken) | _select(in_atari, near)
     alone = ~bits.any_set(bits.neighbours(stone, size) & position.defender)
@@ -245,7 +231,7 @@ def _reply(size: int, position: Position, captures: jax.Array):
     liberty = around & empty
     extension = bits.lowest_point(liberty)
     atari = position.attacker_atari
-    chains = _fill(around & atari, atari, jnp.zeros_like(atari), size)
+    chains = _fill(around & atari, atari, size)
     capture = bits.lowest_point(bits.neighbours(chains, size) & empty & ~liberty)
     options = jnp.stack([extension, jnp.where(captures, capture, -1)]).astype(jnp.int32)
     afters, libs = _runner_move(size, _both(position), options)

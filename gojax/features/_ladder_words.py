@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
+from gojax._core.stored import stored
 
 __all__ = [
     "any_set",
@@ -56,12 +57,12 @@ def count(x: jax.Array) -> jax.Array:
     # the trailing axes, which XLA vectorises on a CPU (its reductions over a major axis
     # run point by point).
     counts = jax.lax.population_count(x).astype(jnp.int32)
-    return functools.reduce(jnp.add, [counts[w] for w in range(x.shape[0])])
+    return stored(functools.reduce(jnp.add, [counts[w] for w in range(x.shape[0])]))
 
 
 def any_set(x: jax.Array) -> jax.Array:
     """``bool[...]``: whether ``uint32[W, ...]`` has a set point."""
-    return functools.reduce(jnp.bitwise_or, [x[w] for w in range(x.shape[0])]) != 0
+    return stored(functools.reduce(jnp.bitwise_or, [x[w] for w in range(x.shape[0])])) != 0
 
 
 def union(sets: jax.Array, axis: int) -> jax.Array:
