@@ -9,14 +9,24 @@ repeat. Compile time is ``lower().compile()``.
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 1024
     PYTHONPATH=. python experiments/feature_speed.py --size 9 --batch 1024 --presets alphago
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --parts --presets alphago
+    PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --against HEAD~1
+
+``--against REV`` also times the presets of another git revision of this
+repository in the same repeats (the package exported with ``git archive`` and
+imported as ``gojax_base``), so a change is measured side by side with what it
+changes, as the ``x step`` ratios of the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
+import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +52,39 @@ PARTS = {
 }
 
 
+def import_revision(revision: str):
+    """The ``gojax`` package of git ``revision``, imported as ``gojax_base`` from a temporary export."""
+    root = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp(prefix="gojax_base_"))
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", revision, "gojax"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    package = folder / "gojax_base"
+    (folder / "gojax").rename(package)
+    for path in package.rglob("*.py"):
+        text = path.read_text()
+        text = re.sub(r"\bgojax\.", "gojax_base.", text)
+        text = re.sub(r"\bfrom gojax import\b", "from gojax_base import", text)
+        text = re.sub(r"^(\s*)import gojax$", r"\1import gojax_base as gojax", text, flags=re.M)
+        path.write_text(text)
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("gojax_base")
+
+
+def as_revision(value):
+    """``value`` (a gojax pytree of dataclasses or named tuples) rebuilt with ``gojax_base``'s classes."""
+    if isinstance(value, jax.Array) or value is None:
+        return value
+    cls = getattr(
+        importlib.import_module(type(value).__module__.replace("gojax", "gojax_base", 1)),
+        type(value).__name__,
+    )
+    if hasattr(value, "__dataclass_fields__"):
+        return cls(**{name: as_revision(getattr(value, name)) for name in value.__dataclass_fields__})
+    return cls(*[as_revision(v) for v in value])
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=19)
@@ -52,6 +95,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--parts", action="store_true", help="also time the chain analysis and each ladder plane on its own"
     )
+    parser.add_argument("--against", metavar="REV", help="also time the presets of this git revision")
     args = parser.parse_args(argv)
     config = gojax.GoConfig(size=args.size)
     engine = goenv_engine(args.size, observation=None)
@@ -65,17 +109,26 @@ def main(argv=None) -> None:
             candidates[name] = jax.vmap(functools.partial(part, config))
     for name in args.presets:
         candidates[name] = jax.vmap(PRESETS[name](config))
+    inputs = {name: (game, history) for name in candidates}
+    if args.against:
+        base = import_revision(args.against)
+        base_config = base.GoConfig(size=args.size)
+        base_inputs = (as_revision(game), as_revision(history))
+        for name in args.presets:
+            preset = {"alphago": base.features.alphago_planes, "katago": base.features.katago_planes}[name]
+            candidates[f"{name} @ {args.against}"] = jax.vmap(functools.partial(preset, base_config))
+            inputs[f"{name} @ {args.against}"] = base_inputs
     runs = {}
     for name, function in candidates.items():
         begin = time.perf_counter()
-        compiled = jax.jit(function).lower(game, history).compile()
+        compiled = jax.jit(function).lower(*inputs[name]).compile()
         compile_s = time.perf_counter() - begin
-        jax.block_until_ready(compiled(game, history))
+        jax.block_until_ready(compiled(*inputs[name]))
         runs[name] = (compiled, compile_s, [])
         print(f"  {name}: compiled in {compile_s:.1f} s", flush=True)
     for _ in range(args.repeats):
-        for compiled, _, seconds in runs.values():
-            seconds.append(_timed(compiled, game, history))
+        for name, (compiled, _, seconds) in runs.items():
+            seconds.append(_timed(compiled, *inputs[name]))
     print(f"\n{args.size}x{args.size}, batch {args.batch}, whole-game positions, {jax.default_backend()}")
     print("| what | boards/s | x step | compile s |\n|---|---:|---:|---:|")
     for name, (_, compile_s, seconds) in runs.items():
