@@ -14,7 +14,9 @@ read from ``x``): the conditional's result is a buffer, so the consumers read
 it instead of recomputing it. Under ``jax.vmap`` with a batched ``x`` the
 conditional becomes a select of both branches (the fusion barrier is lost,
 the result is still ``x``); the ladder pool calls it outside any ``vmap``.
-It costs one small conditional per call.
+It costs one small conditional per call. On other platforms (a GPU's
+conditional copies its predicate to the host and waits for it) it is the
+identity.
 """
 
 from __future__ import annotations
@@ -34,5 +36,10 @@ def stored(x: jax.Array) -> jax.Array:
         probe = probe.astype(jnp.uint8)
     if not jnp.issubdtype(probe.dtype, jnp.integer):
         raise TypeError(f"stored: x must be an integer or bool array, got {x.dtype}")
-    always = (probe | jnp.ones((), probe.dtype)) != 0
-    return jax.lax.cond(always, lambda value: value, jnp.zeros_like, x)
+
+    def on_cpu(value):
+        always = (probe | jnp.ones((), probe.dtype)) != 0
+        return jax.lax.cond(always, lambda kept: kept, jnp.zeros_like, value)
+
+    # Only on a CPU: a GPU's conditional waits for its predicate on the host.
+    return jax.lax.platform_dependent(x, cpu=on_cpu, default=lambda value: value)
