@@ -37,7 +37,7 @@ def stored(x: jax.Array) -> jax.Array:
     if not jnp.issubdtype(probe.dtype, jnp.integer):
         raise TypeError(f"stored: x must be an integer or bool array, got {x.dtype}")
 
-    def on_cpu(value):
+    def on_cpu(value: jax.Array) -> jax.Array:
         always = (probe | jnp.ones((), probe.dtype)) != 0
         return jax.lax.cond(always, lambda kept: kept, jnp.zeros_like, value)
 
