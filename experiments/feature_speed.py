@@ -20,9 +20,11 @@ changes, as the ``x step`` ratios of the same run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import importlib
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +58,7 @@ def import_revision(revision: str):
     """The ``gojax`` package of git ``revision``, imported as ``gojax_base`` from a temporary export."""
     root = Path(__file__).resolve().parent.parent
     folder = Path(tempfile.mkdtemp(prefix="gojax_base_"))
+    atexit.register(shutil.rmtree, folder, True)
     archive = subprocess.run(
         ["git", "-C", str(root), "archive", revision, "gojax"], check=True, capture_output=True
     ).stdout

@@ -19,6 +19,7 @@ from conftest import ref_fill, ref_grid_neighbours
 
 from gojax._core import bitboard as bb
 from gojax._core import zobrist as _zobrist
+from gojax._core.stored import stored
 
 SIZES = (2, 5, 6, 9, 13, 19, 25)
 REGIONS = 6
@@ -161,8 +162,6 @@ def test_points_keys_and_counts(size):
 
 @pytest.mark.parametrize("dtype", [jnp.uint32, jnp.int32, jnp.int8, jnp.bool_])
 def test_stored_returns_its_argument_under_jit_and_vmap(dtype):
-    from gojax._core.stored import stored
-
     rng = np.random.default_rng(3)
     values = rng.integers(0, 2**31, size=(4, 5)).astype(np.int64)
     values[0, 0] = 0x7FFFFFFF  # the value a naive "never equal" probe would pick
@@ -176,8 +175,6 @@ def test_stored_returns_its_argument_under_jit_and_vmap(dtype):
 def test_stored_is_a_conditional_that_xla_keeps():
     # Its purpose is to stop XLA recomputing a value in every consumer: the compiled
     # program must still hold the conditional (a folded one would be fused again).
-    from gojax._core.stored import stored
-
     def consumer(words):
         counts = stored(jnp.sum(jax.lax.population_count(words), axis=0))
         return words & (counts > 3)[None].astype(jnp.uint32)
@@ -187,7 +184,5 @@ def test_stored_is_a_conditional_that_xla_keeps():
 
 
 def test_stored_refuses_floats():
-    from gojax._core.stored import stored
-
     with pytest.raises(TypeError, match="integer or bool"):
         stored(jnp.ones((2,), jnp.float32))

@@ -115,6 +115,30 @@ def test_ladder_breaker_makes_the_escape_work():
     assert points_of(got) == {(3, 2)}
 
 
+# A long black chain as the breaker, walled in by white but for two liberties at its far
+# end, (1,7) and (0,6). When the runner extends to (5,5) it joins the chain at (5,6) and has
+# (6,5), (1,7) and (0,6): three liberties, escaped. A reader that stopped filling the
+# runner's new chain once it had seen two liberties would count two and read on.
+LONG_BREAKER = with_rows(
+    BASIC,
+    r0=". . . . . . . X X",
+    r1=". . O . . . . . X",
+    r2=". O X . . . . O X",
+    r3=". O . . . . . O X",
+    r4=". . . . . . O O X",
+    r5=". . . . . . X X X",
+    r6=". . . . . . O O O",
+)
+
+
+def test_a_long_breaker_chain_counts_its_far_liberties():
+    state = gojax.from_ascii(CONFIG, board(LONG_BREAKER), gojax.WHITE)
+    grid = np.asarray(gojax._host.diagram.parse_board(board(LONG_BREAKER), 9))
+    want_capture, _, reads = ladder_reference.planes(grid, gojax.WHITE)
+    assert reads > 0 and points_of(want_capture) == set()
+    np.testing.assert_array_equal(plane_fn("ladder_capture_plane")(state), want_capture)
+
+
 def test_attackers_stone_on_the_path_does_not_break_it():
     # A white stone at (6,6) instead: when the runner at (5,5) has (5,6), (6,5), white (5,6)
     # leaves black's extension (6,5) with only (7,5) ((6,4) and (6,6) white): captured sooner.

@@ -6,7 +6,8 @@ usually right; it goes badly wrong for bitboard code, where a value per board
 (a popcount over the ``W`` words, an "any stone" test, a liberty table
 gathered four ways) is broadcast back over the words and recomputed for every
 word of every consumer. Measured on the ladder reader (19x19, ``W = 12``): one
-round of 128 chases ran 2.7x faster once its counts were stored.
+round of 128 chases took 5.5-6.1 ms before its counts were stored and about
+2.9 ms after (1.9-2.1 ms once its fills also ran one loop per kind).
 
 :func:`stored` puts ``x`` behind a conditional whose predicate is always true
 but cannot be folded at compile time (``(a | 1) != 0`` for an integer ``a``
