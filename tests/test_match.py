@@ -60,6 +60,24 @@ def test_engine_specs_become_command_lines():
             gtp.engine_argv(bad, size=9, komi=7.5)
 
 
+def test_a_playout_count_for_the_tree_search_is_not_replaced_by_the_match_clock():
+    from gojax.gtp._main import build_parser, engine_arguments
+
+    def spec(text, **kwargs):
+        argv = gtp.engine_argv(text, size=9, komi=7.5, **kwargs)
+        parser = build_parser()
+        return engine_arguments(parser.parse_args(argv[3:]))[1]
+
+    counted = spec("gojax:mcts:simulations=73500", seconds_per_move=1)
+    assert (counted.simulations, counted.seconds_per_move) == (73500, None)
+    timed = spec("gojax:mcts", seconds_per_move=5)
+    assert timed.seconds_per_move == 5.0
+    both = spec("gojax:mcts:simulations=500,seconds-per-move=2", seconds_per_move=1)
+    assert (both.simulations, both.seconds_per_move) == (500, 2.0)
+    uct = spec("gojax:uct:simulations=64", seconds_per_move=3)
+    assert uct.seconds_per_move == 3.0
+
+
 def test_counts_interval_and_seconds_of_hand_made_games():
     result = gtp.MatchResult(("a", "b"))
     for outcome in ("win", "win", "loss", "draw", "win"):

@@ -51,6 +51,10 @@ def engine_argv(
 ) -> list[str]:
     """The command line of an engine written ``gojax:KIND[:flag=value,...]``, ``gnugo[:L]`` or ``cmd:...``.
 
+    ``seconds_per_move`` is given to gojax engines unless their flags set
+    ``seconds-per-move`` themselves; ``gojax:mcts:simulations=N`` plays
+    ``N`` playouts a move (``--seconds-per-move 0``), not a clock's budget.
+
     Raises:
       ValueError: naming ``text`` and the forms expected.
     """
@@ -66,14 +70,19 @@ def engine_argv(
         player, _, flags = rest.partition(":")
         argv = [sys.executable, "-m", "gojax.gtp", "--size", str(size), "--komi", f"{komi:g}"]
         argv += ["--player", player, "--seed", str(seed), "--name", f"gojax-{player}"]
-        if seconds_per_move is not None:
-            argv += ["--seconds-per-move", f"{seconds_per_move:g}"]
+        given = []
         for item in filter(None, flags.split(",")):
             flag, equals, value = item.partition("=")
             if not flag or not equals:
                 raise ValueError(f"engine {text!r}: expected flag=value items after the kind, got {item!r}")
-            argv += [f"--{flag.replace('_', '-')}", value]
-        return argv
+            given += [f"--{flag.replace('_', '-')}", value]
+        if "--seconds-per-move" not in given:
+            if player == "mcts" and "--simulations" in given:
+                # A playout count for the tree search is its budget: no clock beside it.
+                argv += ["--seconds-per-move", "0"]
+            elif seconds_per_move is not None:
+                argv += ["--seconds-per-move", f"{seconds_per_move:g}"]
+        return argv + given
     raise ValueError(f"engine {text!r}: expected gojax:KIND[:flag=value,...], gnugo[:LEVEL] or cmd:COMMAND")
 
 
