@@ -10,11 +10,17 @@ repeat. Compile time is ``lower().compile()``.
     PYTHONPATH=. python experiments/feature_speed.py --size 9 --batch 1024 --presets alphago
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --parts --presets alphago
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --against HEAD~1
+    PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --presets katago --env
 
-``--against REV`` also times the presets of another git revision of this
-repository in the same repeats (the package exported with ``git archive`` and
-imported as ``gojax_base``), so a change is measured side by side with what it
-changes, as the ``x step`` ratios of the same run.
+``--env`` also times ``GoEnv.step`` with each preset as the environment's
+observation (from the same positions, one random legal move each), the
+observation of the new position included.
+
+``--against REV`` also times the presets (and with ``--env`` the environment)
+of another git revision of this repository in the same repeats (the package
+exported with ``git archive`` and imported as ``gojax_base``), so a change is
+measured side by side with what it changes, as the ``x step`` ratios of the
+same run.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from benchmark import _timed, goenv_engine, steady_state
 
 import gojax
 from gojax import features
+from gojax.env import GoEnv
 from gojax.players import sample_uniform
 
 PRESETS = {
@@ -79,6 +86,8 @@ def as_revision(value):
     """``value`` (a gojax pytree of dataclasses or named tuples) rebuilt with ``gojax_base``'s classes."""
     if isinstance(value, jax.Array) or value is None:
         return value
+    if type(value) is tuple:
+        return tuple(as_revision(v) for v in value)
     cls = getattr(
         importlib.import_module(type(value).__module__.replace("gojax", "gojax_base", 1)),
         type(value).__name__,
@@ -99,6 +108,9 @@ def main(argv=None) -> None:
         "--parts", action="store_true", help="also time the chain analysis and each ladder plane on its own"
     )
     parser.add_argument("--against", metavar="REV", help="also time the presets of this git revision")
+    parser.add_argument(
+        "--env", action="store_true", help="also time GoEnv.step with each preset as its observation"
+    )
     args = parser.parse_args(argv)
     config = gojax.GoConfig(size=args.size)
     engine = goenv_engine(args.size, observation=None)
@@ -113,6 +125,12 @@ def main(argv=None) -> None:
     for name in args.presets:
         candidates[name] = jax.vmap(PRESETS[name](config))
     inputs = {name: (game, history) for name in candidates}
+    if args.env:
+        for name in args.presets:
+            env = GoEnv(config, observation=name)
+            observed = tile.replace(observation=jax.jit(jax.vmap(env.observe))(tile))
+            candidates[f"{name}: GoEnv.step"] = jax.vmap(env.step)
+            inputs[f"{name}: GoEnv.step"] = (observed, actions)
     if args.against:
         base = import_revision(args.against)
         base_config = base.GoConfig(size=args.size)
@@ -121,6 +139,12 @@ def main(argv=None) -> None:
             preset = {"alphago": base.features.alphago_planes, "katago": base.features.katago_planes}[name]
             candidates[f"{name} @ {args.against}"] = jax.vmap(functools.partial(preset, base_config))
             inputs[f"{name} @ {args.against}"] = base_inputs
+            if args.env:
+                env = base.env.GoEnv(base_config, observation=name)
+                base_tile = as_revision(tile)
+                observed = base_tile.replace(observation=jax.jit(jax.vmap(env.observe))(base_tile))
+                candidates[f"{name}: GoEnv.step @ {args.against}"] = jax.vmap(env.step)
+                inputs[f"{name}: GoEnv.step @ {args.against}"] = (observed, actions)
     runs = {}
     for name, function in candidates.items():
         begin = time.perf_counter()

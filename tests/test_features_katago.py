@@ -10,6 +10,7 @@ vmapped batch of 8, KataGo layout and area), everything else is cheap.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import jax
 import jax.numpy as jnp
@@ -421,3 +422,65 @@ def test_equivariance_vmap_and_the_katago_layout():
             spatial[0][..., V7.area_own].sum() + spatial[0][..., V7.area_opponent].sum(),
         ]
     assert (seen > 0).all(), seen  # the positions do exercise ladders, liberties and area
+
+
+# --------------------------------------------------------------------------- the history's ko points
+
+
+def test_ko_after_reads_the_engines_ko_point_off_two_boards():
+    """The ko point a history board is read with: as ``gojax.step`` set it, on random 5x5 games."""
+    from conftest import random_game
+
+    from gojax.features._katago_ladders import ko_after
+
+    config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=200)
+    derive = jax.jit(functools.partial(ko_after, config))
+    rng = np.random.default_rng(5)
+    kos = 0
+    for _ in range(6):
+        states, _ = random_game(config, rng, fill_own_eyes=False)
+        for before, after in itertools.pairwise(states):
+            if bool(after.done):
+                break
+            mover = int(before.turn)
+            assert int(derive(after.stones, before.stones, mover)) == int(after.ko_point)
+            kos += int(after.ko_point) >= 0
+    assert kos >= 5, f"only {kos} kos in the sample"
+
+
+def test_env_katago_observation_from_the_previous_one_is_the_stateless_one():
+    """``GoEnv`` reads only the board now for ladders and takes the earlier boards' from its last
+    observation: the same planes as :func:`katago_planes` from the game and its history, over
+    random 5x5 games with resets, kos and ladders on the history boards."""
+    from gojax.env import GoEnv, auto_reset
+    from gojax.features._katago_ladders import ko_after
+
+    config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=60)
+    env = GoEnv(config, observation="katago")
+    batch = 16
+    step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+    observe = jax.jit(jax.vmap(env.observe))
+
+    def board_ko(game, history):  # the ko point of the board one move ago
+        return ko_after(config, history.stones[1], history.stones[2], game.turn.astype(jnp.int32))
+
+    history_ko = jax.jit(jax.vmap(board_ko))
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    state = jax.jit(jax.vmap(env.init))(keys)
+    rng = np.random.default_rng(11)
+    resets = history_kos = ladders_ago = 0
+    for t in range(90):
+        mask = np.asarray(state.legal_action_mask)
+        points = [np.flatnonzero(m[:-1]) for m in mask]  # random legal points; a pass when none
+        actions = jnp.asarray([rng.choice(p) if p.size else config.pass_action for p in points])
+        state = step(state, actions, jax.random.split(jax.random.PRNGKey(t), batch))
+        carried, stateless = state.observation, observe(state)
+        for got, want in zip(carried, stateless, strict=True):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        game, planes = state._game, np.asarray(carried[0])
+        moves = np.asarray(game.move_number)
+        resets += int(np.sum(moves == 0))
+        known = (moves >= 2) & ~np.asarray(game.done)
+        history_kos += int(np.sum(known & (np.asarray(history_ko(game, state._history)) >= 0)))
+        ladders_ago += int(np.sum(planes[..., CH.ladderable][..., 1:].any(axis=(1, 2, 3)) & known))
+    assert resets >= 8 and history_kos >= 5 and ladders_ago >= 50, (resets, history_kos, ladders_ago)

@@ -178,3 +178,27 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     az.save_checkpoint(tmp_path / "history", net, net_config, board_size=5, observe_name="alphago_zero")
     with pytest.raises(ValueError, match="'alphago_zero' reads the board history"):
         gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "history")))
+
+
+def test_env_steps_observe_from_the_previous_observation_where_the_spec_can():
+    """``GoEnv.step`` calls ``from_previous`` with its last observation; ``init`` and
+    ``observe`` call ``observe``."""
+    config = gojax.GoConfig(size=5, max_moves=20)
+
+    def fresh(config, state, history):
+        return jnp.zeros((config.size, config.size, 1), jnp.int32)
+
+    def counted(config, state, history, previous):
+        return previous + 1
+
+    spec = features.ObservationSpec("counted", fresh, needs_history=True, from_previous=counted)
+    env = GoEnv(config, observation=spec)
+    state = env.init(None)
+    for expected in (1, 2, 3):
+        state = env.step(state, jnp.int32(config.pass_action if expected == 3 else expected))
+        assert np.all(np.asarray(state.observation) == expected)
+    assert np.all(np.asarray(env.observe(state)) == 0)
+    reset = env.step_and_reset(state, jnp.int32(config.pass_action))  # two passes: a new game
+    assert bool(reset.terminated) and int(reset._game.move_number) == 0
+    with pytest.raises(ValueError, match="from_previous must be callable"):
+        features.ObservationSpec("bad", fresh, from_previous=3)

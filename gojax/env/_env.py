@@ -157,7 +157,8 @@ class GoEnv:
           :class:`EnvState` after the move, rewards set if it ended the game.
         """
         del key
-        return self._wrap(*self._advance(state, action))
+        game, history, black, steps, rewards = self._advance(state, action)
+        return self._wrap(game, history, black, steps, rewards, previous=state.observation)
 
     def step_and_reset(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         """:meth:`step`, then a new game in place of one that ended: what :func:`auto_reset` does.
@@ -188,7 +189,8 @@ class GoEnv:
 
         game, history = renew(game, fresh_game), renew(history, fresh_history)
         black, steps = jnp.where(over, _seats(reset_key), black), jnp.where(over, 0, steps)
-        return self._wrap(game, history, black, steps, rewards).replace(terminated=over)
+        wrapped = self._wrap(game, history, black, steps, rewards, previous=state.observation)
+        return wrapped.replace(terminated=over)
 
     def _new_game(self) -> tuple[GoState, BoardHistory]:
         """The empty board and its history (no input: constants under ``jit``)."""
@@ -222,11 +224,16 @@ class GoEnv:
 
     # ------------------------------------------------------------------ internals
 
-    def _observe(self, game: GoState, history: BoardHistory) -> Any:
+    def _observe(self, game: GoState, history: BoardHistory, previous: Any = None) -> Any:
+        """The observation; ``previous``: the game's observation before its last move (a new game's
+        is not read), for a spec that can use it (``ObservationSpec.from_previous``)."""
         spec = self.observation_spec
         if spec is None:
             return None
-        planes = spec(self.config, game, history)
+        if previous is not None and spec.from_previous is not None:
+            planes = spec.from_previous(self.config, game, history, previous)
+        else:
+            planes = spec(self.config, game, history)
         extra = None
         if isinstance(planes, tuple):
             planes, extra = planes
@@ -236,11 +243,11 @@ class GoEnv:
             planes = planes.astype(jnp.bool_)
         return planes if extra is None else (planes, extra)
 
-    def _wrap(self, game: GoState, history: BoardHistory, black, steps, rewards) -> EnvState:
+    def _wrap(self, game: GoState, history: BoardHistory, black, steps, rewards, previous=None) -> EnvState:
         over = game.terminated | game.truncated
         return EnvState(
             current_player=(game.turn.astype(jnp.int32) ^ black).astype(jnp.int32),
-            observation=self._observe(game, history),
+            observation=self._observe(game, history, previous),
             rewards=rewards,
             terminated=over,
             truncated=jnp.zeros_like(over),

@@ -58,9 +58,12 @@ Definitions, following ``fillRowV7``:
   attacker chain in atari gets it out of the ladder. A chain with
   2 liberties is ladderable when its opponent, to move, captures it by a
   ladder starting on one of them (:func:`ladder_capture`). The "ago" planes
-  read the boards 1 and 2 moves ago from the :class:`BoardHistory` (with no
-  ko point); before the history starts they repeat the later board, as
-  KataGo does. The three boards are read in one batched call (``vmap``).
+  read the boards 1 and 2 moves ago from the :class:`BoardHistory`, each with
+  the ko point it had (read off the move that made it,
+  :func:`gojax.features._katago_ladders.ko_after`); before the history starts
+  they repeat the later board, as KataGo does. The three boards are read in
+  one batched call (``vmap``); given the planes of the previous position
+  (``previous``), only the board now is read.
   *Ladder moves*: the mover's legal moves that start a working ladder on an
   opponent chain with 2 liberties (the same set as
   :func:`ladder_capture_plane`).
@@ -84,6 +87,7 @@ and is not applied.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -235,6 +239,33 @@ def katago_globals(
     return _to_v7_globals(globals_) if layout == "katago" else globals_
 
 
+def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, known, chunk: int):
+    """Ladders of the boards now, 1 and 2 moves ago, each read with its own ko point (``[3, ...]``)."""
+    turn = state.turn.astype(jnp.int32)
+    one_ago, two_ago = known >= 1, known >= 2
+    # The ko point a history board had is read off the move that made it (known when the
+    # move before it is); the start of the history has none.
+    ko_after = functools.partial(_katago_ladders.ko_after, config)
+    ko_1 = jnp.where(known >= 2, ko_after(hist.stones[1], hist.stones[2], turn), -1)
+    ko_2 = jnp.where(known >= 3, ko_after(hist.stones[2], hist.stones[3], 1 - turn), -1)
+    ko = state.ko_point.astype(jnp.int32)
+    stones_1 = jnp.where(one_ago, hist.stones[1], state.stones)
+    stones_2 = jnp.where(two_ago, hist.stones[2], stones_1)
+    turns = jnp.stack(
+        [turn, jnp.where(one_ago, 1 - turn, turn), jnp.where(two_ago | ~one_ago, turn, 1 - turn)]
+    )
+    ko_1 = jnp.where(one_ago, ko_1, ko)
+    kos = jnp.stack([ko, ko_1, jnp.where(two_ago, ko_2, ko_1)])
+    boards = jnp.stack([state.stones, stones_1, stones_2])
+
+    def ladders_of(stones, board_turn, board_ko):
+        turn_ko = {"turn": board_turn.astype(jnp.int8), "ko_point": board_ko.astype(jnp.int16)}
+        position = state.replace(stones=stones, **turn_ko)
+        return _katago_ladders.ladders(config, position, chunk)
+
+    return jax.vmap(ladders_of)(boards, turns, kos)
+
+
 def _check_layout(layout) -> None:
     if layout not in _LAYOUTS:
         raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
@@ -250,6 +281,7 @@ def katago_planes(
     area: str = "pass_alive",
     dtype=jnp.float32,
     ladder_chunk: int = 8,
+    previous: jax.Array | tuple[jax.Array, jax.Array] | None = None,
 ) -> tuple[jax.Array, jax.Array]:
     """KataGo v7-style spatial planes and global features of one game (see the module tables).
 
@@ -266,6 +298,14 @@ def katago_planes(
         (``fillRowV7``'s area-scoring map); static.
       dtype: of the spatial planes (every value is 0 or 1).
       ladder_chunk: ladder reads run together (static); does not change the result.
+      previous: the output of this function (same ``layout``; any dtype) for
+        the position before the last move of the same game, or ``None``. Its
+        "now" and "1 move ago" ladder planes become this position's "1 move
+        ago" and "2 moves ago", so only the board now is read: the same
+        result, about a third of the ladder reads. It is not read where
+        those planes repeat the board (a game with no move yet or one that
+        is over), so anything of the right shape will do for a new game.
+        :class:`gojax.env.GoEnv` passes its last observation.
 
     Returns:
       ``(spatial, global)``: ``dtype[N, N, C]`` and ``float32[G]``.
@@ -296,21 +336,18 @@ def katago_planes(
     known = jnp.sum(actions >= 0)
     one_ago = known >= 1
     two_ago = known >= 2
-    stones_1 = jnp.where(one_ago, hist.stones[1], state.stones)
-    stones_2 = jnp.where(two_ago, hist.stones[2], stones_1)
-    turns = jnp.stack(
-        [turn, jnp.where(one_ago, 1 - turn, turn), jnp.where(two_ago | ~one_ago, turn, 1 - turn)]
-    )
-    kos = jnp.stack(
-        [state.ko_point, jnp.where(one_ago, -1, state.ko_point), jnp.where(one_ago, -1, state.ko_point)]
-    ).astype(jnp.int16)
-    boards = jnp.stack([state.stones, stones_1, stones_2])
-
-    def ladders_of(stones, board_turn, ko):
-        position = state.replace(stones=stones, turn=board_turn.astype(jnp.int8), ko_point=ko)
-        return _katago_ladders.ladders(config, position, ladder_chunk)
-
-    ladder_stones, ladder_moves = jax.vmap(ladders_of)(boards, turns, kos)
+    channels = KATAGO_V7_CHANNELS if layout == "katago" else KATAGO_CHANNELS
+    if previous is None:
+        ladder_stones, ladder_moves = _ladders_of_history(config, state, hist, known, ladder_chunk)
+        ladder_stones = jnp.moveaxis(ladder_stones, 0, -1)
+        ladder_moves = ladder_moves[0]
+    else:
+        planes = previous[0] if isinstance(previous, tuple) else previous
+        before = planes[..., channels.ladderable][..., :2] != 0  # now and 1 ago, one move ago
+        now, ladder_moves = _katago_ladders.ladders(config, state, ladder_chunk)
+        ago_1 = jnp.where(one_ago, before[..., 0], now)
+        ago_2 = jnp.where(two_ago, before[..., 1], ago_1)
+        ladder_stones = jnp.stack([now, ago_1, ago_2], axis=-1)
 
     if area == "pass_alive":
         owner = _benson.pass_alive_area(config, state)
@@ -327,8 +364,8 @@ def katago_planes(
         _blocks.one_hot_planes(chain_libs, 4)[..., :3],  # 1, 2, 3 liberties (4+ dropped)
         ko_banned,
         recent.reshape(size, size, KATAGO_MOVES),
-        jnp.moveaxis(ladder_stones, 0, -1),
-        ladder_moves[0] & legal,
+        ladder_stones,
+        ladder_moves & legal,
         owner == mover_value,
         (owner != 0) & (owner != mover_value),
         dtype=dtype,

@@ -32,7 +32,7 @@ from gojax.features import _chains, _ladder
 from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
-__all__ = ["ladders"]
+__all__ = ["ko_after", "ladders"]
 
 
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
@@ -127,3 +127,24 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
 
 def _extend_bool(x):
     return jnp.concatenate([x, jnp.zeros((1,), jnp.bool_)])
+
+
+def ko_after(config: GoConfig, after: jax.Array, before: jax.Array, colour: jax.Array) -> jax.Array:
+    """``int32[]``: the simple-ko point that ``colour``'s move from ``before`` to ``after`` left, or -1.
+
+    ``before`` and ``after``: ``uint32[2, W]`` stones of two consecutive
+    positions (black, white). The move left a ko (as :func:`gojax.step` sets
+    ``ko_point``) when it added one stone that captured exactly one stone,
+    touches no stone of its own colour and has one liberty (the captured
+    point). A pass or a suicide leaves none.
+    """
+    size = config.size
+    colour = jnp.asarray(colour, jnp.int32)
+    own_after, own_before = after[colour], before[colour]
+    stone = own_after & ~own_before
+    taken = before[1 - colour] & ~after[1 - colour]
+    empty = jnp.asarray(bb.board_mask(size)) & ~(after[0] | after[1])
+    around = bb.neighbours(stone, size)
+    lone = ~bb.any_set(around & own_after)
+    ko = (bb.count(stone) == 1) & (bb.count(taken) == 1) & lone & (bb.count(around & empty) == 1)
+    return jnp.where(ko, bb.lowest_point(taken, size), -1).astype(jnp.int32)

@@ -95,6 +95,13 @@ class ObservationSpec:
       description: one line for people.
       with_globals: ``observe`` returns a ``(planes [N, N, C], globals
         float32[G])`` pair instead of the planes alone.
+      from_previous: ``None``, or ``observe(config, state, history,
+        previous) -> observation``: the same observation, computed with the
+        help of ``previous``, this spec's observation (any dtype) of the
+        position before the last move of the same game. It must give what
+        ``observe`` gives, and must not depend on ``previous`` for a game
+        with no move yet or one that is over. :class:`gojax.env.GoEnv` uses
+        it in ``step`` (``katago``: only the board now is read for ladders).
     """
 
     name: str
@@ -104,12 +111,18 @@ class ObservationSpec:
     binary: bool = False
     description: str = ""
     with_globals: bool = False
+    from_previous: Callable[..., Any] | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"an observation name must be a non-empty string, got {self.name!r}")
         if not callable(self.observe):
             raise ValueError(f"observation {self.name!r}: observe must be callable, got {self.observe!r}")
+        if self.from_previous is not None and not callable(self.from_previous):
+            raise ValueError(
+                f"observation {self.name!r}: from_previous must be callable or None, "
+                f"got {self.from_previous!r}"
+            )
         count = self.num_channels
         if count is not None and not callable(count):
             checks.integer(count, f"observation {self.name!r}: num_channels", least=1)
@@ -175,6 +188,7 @@ def register_observation(
     binary: bool = False,
     description: str = "",
     with_globals: bool = False,
+    from_previous: Callable[..., Any] | None = None,
 ) -> ObservationSpec:
     """Registers an observation under ``name`` (see :class:`ObservationSpec` for the arguments).
 
@@ -194,6 +208,7 @@ def register_observation(
         binary=binary,
         description=description,
         with_globals=with_globals,
+        from_previous=from_previous,
     )
     if name in _REGISTRY:
         raise ValueError(f"observation {name!r} is already registered; choose another name")
@@ -253,6 +268,13 @@ register_observation(
     binary=True,
     description="AlphaGo's 49 value-network planes (the 48 and the colour to move)",
 )
+
+
+def _katago_from_previous(config: GoConfig, state: GoState, history: BoardHistory, previous) -> Any:
+    """:func:`katago_planes` with the ladders of the earlier boards taken from ``previous``."""
+    return katago_planes(config, state, history, previous=previous)
+
+
 register_observation(
     "katago",
     katago_planes,
@@ -260,4 +282,5 @@ register_observation(
     binary=True,
     description="KataGo v7-style planes (compact layout) and global features, as a (planes, globals) pair",
     with_globals=True,
+    from_previous=_katago_from_previous,
 )
