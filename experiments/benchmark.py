@@ -20,7 +20,9 @@ the median of the per-repeat ratios. Compile time: ``lower().compile()`` of
 each jitted scan. Bytes per state: ``GoState``, ``EnvState`` (with its
 observation), pgx ``State``. Features: boards/s of ``step``, the legal mask
 and each ``gojax.features.OBSERVATIONS`` preset on ``--feature-batch``
-whole-game positions, with the ratio to ``step`` of the same repeat.
+whole-game positions, with the ratio to ``step`` of the same repeat; a preset
+that can be computed from the previous observation (``katago``) also as
+``GoEnv.step`` computes it.
 
 Quick mode (about 2 minutes on a calm 2-core CPU), then the full mode, from the
 repository root (``PYTHONPATH=.`` times this checkout's gojax)::
@@ -251,6 +253,11 @@ def measure_features(size: int, batch: int, names, args) -> list[dict]:
     for name in names:
         spec = features.OBSERVATIONS[name]
         candidates[f"{name} ({spec.channels(config)} planes)"] = jax.vmap(functools.partial(spec, config))
+        if spec.from_previous is not None:  # what GoEnv.step computes, given the last observation
+            previous = jax.jit(jax.vmap(functools.partial(spec, config)))(game, history)
+            candidates[f"{name}, from the previous one"] = lambda g, h, s=spec, p=previous: jax.vmap(
+                functools.partial(s.from_previous, config)
+            )(g, h, p)
     runs = {}
     for what, function in candidates.items():
         begin = time.perf_counter()
