@@ -484,3 +484,26 @@ def test_env_katago_observation_from_the_previous_one_is_the_stateless_one():
         history_kos += int(np.sum(known & (np.asarray(history_ko(game, state._history)) >= 0)))
         ladders_ago += int(np.sum(planes[..., CH.ladderable][..., 1:].any(axis=(1, 2, 3)) & known))
     assert resets >= 8 and history_kos >= 5 and ladders_ago >= 50, (resets, history_kos, ladders_ago)
+
+
+def test_planes_from_the_previous_position_in_kata_gos_own_layout():
+    """``katago_planes(previous=...)`` finds the ladder planes at KataGo's indices too, from
+    float planes, and gives the planes computed from scratch along a random 5x5 game."""
+    from conftest import random_game
+
+    config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=40)
+    scratch = jax.jit(functools.partial(F.katago_planes, config, layout="katago"))
+    carried = jax.jit(lambda s, h, p: F.katago_planes(config, s, h, layout="katago", previous=p))
+    states, _ = random_game(config, np.random.default_rng(3), moves=24, fill_own_eyes=False)
+    hist = F.history_init(config, states[0])
+    previous = scratch(states[0], hist)
+    ladders_ago = 0
+    for state in states[1:]:
+        hist = F.history_push(config, hist, state)
+        want = scratch(state, hist)
+        got = carried(state, hist, previous)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        ladders_ago += int(np.asarray(want[0])[..., V7.ladderable][..., 1:].any())
+        previous = want
+    assert ladders_ago >= 3, ladders_ago
