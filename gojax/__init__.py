@@ -10,7 +10,16 @@ Every rule function works on one game and takes the static
 Importing gojax does no JAX work.
 """
 
-from gojax._core.rules import board, init, legal_action_mask, reset_if_done, resign, step, to_play
+from gojax._core.rules import (
+    board,
+    init,
+    legal_action_mask,
+    reset_if_done,
+    resign,
+    step,
+    step_with_mask,
+    to_play,
+)
 from gojax._core.scoring import area, rewards, score, winner
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
 from gojax._host.diagram import from_ascii, from_board, parse_board, render
@@ -61,6 +70,7 @@ __all__ = [
     "score",
     "sgf",
     "step",
+    "step_with_mask",
     "svg",
     "symmetry",
     "to_gtp",

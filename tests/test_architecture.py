@@ -101,6 +101,7 @@ PUBLIC_API = [
     "score",
     "sgf",
     "step",
+    "step_with_mask",
     "svg",
     "symmetry",
     "to_gtp",

@@ -27,6 +27,7 @@ def _events_runner(config: gojax.GoConfig):
     legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
     legal_simple = jax.vmap(functools.partial(gojax.legal_action_mask, simple))
     step = jax.vmap(functools.partial(gojax.step, config))
+    step_with_mask = jax.vmap(functools.partial(gojax.step_with_mask, config))
     num_points = config.num_points
 
     @jax.jit
@@ -40,6 +41,10 @@ def _events_runner(config: gojax.GoConfig):
         wild = (jnp.arange(chosen.shape[0]) < 8) & (jax.random.uniform(key_coin, chosen.shape) < 0.02)
         action = jnp.where(wild, anything, chosen)
         after = step(state, action)
+        masked = step_with_mask(state, action, mask)
+        differs = jnp.zeros(action.shape, jnp.bool_)
+        for x, y in zip(jax.tree.leaves(after), jax.tree.leaves(masked), strict=True):
+            differs |= jnp.any((x != y).reshape(x.shape[0], -1), axis=1)
         mover = state.turn.astype(jnp.int32)
         rows = jnp.arange(action.shape[0])
         taken = (after.captures - state.captures)[rows, mover]
@@ -48,6 +53,7 @@ def _events_runner(config: gojax.GoConfig):
         expected_legal = mask[rows, jnp.clip(action, 0, num_points)] & (action >= 0) & (action <= num_points)
         events = {
             "mask_disagrees_with_step": live & (after.illegal_move == expected_legal),
+            "step_with_mask_differs": differs,
             "ko_capture": live & (after.ko_point >= 0),
             "superko_ban": live & jnp.any(legal_simple(without_history(state)) & ~mask, axis=1),
             "suicide": live & (lost > 0),
@@ -117,6 +123,7 @@ def stress_results(stress_runs):
 def test_mask_and_step_agree(stress_results):
     for name, totals in stress_results.items():
         assert totals["mask_disagrees_with_step"] == 0, name
+        assert totals["step_with_mask_differs"] == 0, name
 
 
 @pytest.mark.parametrize(

@@ -341,3 +341,62 @@ def test_a_plain_move_that_recreates_an_earlier_position(config, earlier_to_move
         np.testing.assert_array_equal(grid(config, state), board)
         assert int(state.turn) + 1 == opponent
         np.testing.assert_array_equal(state.captures, captures)
+
+
+# --------------------------------------------------------------------------- step_with_mask
+
+
+def _same_state(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True))
+
+
+@pytest.mark.parametrize("config", [POSITIONAL_9, SITUATIONAL_9], ids=lambda c: c.ko_rule)
+def test_step_with_mask_reads_the_repeat_verdict_from_the_mask(config):
+    board = _plain_repeat(gojax.WHITE)
+    state = play(config, gojax.from_board(config, board, to_play=gojax.BLACK), config.pass_action)
+    state = play(config, state, Y, C, X, config.pass_action)
+    legal = mask(config, state)
+    assert not legal[P]  # the plain move at P would recreate the start board
+    step = jitted("step", config)
+    with_mask = jax.jit(functools.partial(gojax.step_with_mask, config))
+
+    # With the state's own mask: exactly `step`, for the banned repeat, every other action and bad ones.
+    for action in [P, -1, config.num_actions, *range(config.num_actions)]:
+        assert _same_state(with_mask(state, action, legal), step(state, action)), action
+
+    # A mask that allows the repeat plays it (the documented precondition is broken on purpose).
+    allowed = legal.copy()
+    allowed[P] = True
+    repeated = with_mask(state, P, allowed)
+    assert not bool(repeated.illegal_move)
+    np.testing.assert_array_equal(grid(config, repeated), board)
+
+    # The board is never corrupted: an occupied point still forfeits, whatever the mask says.
+    occupied = int(np.flatnonzero(grid(config, state).reshape(-1))[0])
+    everything = np.ones_like(legal)
+    after = with_mask(state, occupied, everything)
+    assert bool(after.illegal_move) and int(after.loser) == int(state.turn) + 1
+    np.testing.assert_array_equal(after.stones, state.stones)
+
+    # A mask that bans a legal move forfeits it.
+    legal_point = int(np.flatnonzero(legal[: config.num_points])[0])
+    banned = legal.copy()
+    banned[legal_point] = False
+    assert bool(with_mask(state, legal_point, banned).illegal_move)
+    assert not bool(step(state, legal_point).illegal_move)
+
+
+def test_step_with_mask_refuses_a_mask_of_the_wrong_shape_or_dtype():
+    config = POSITIONAL_9
+    state = gojax.init(config)
+    good = np.ones(config.num_actions, bool)
+    for bad, named in [
+        (good[:-1], r"bool\[81\]"),
+        (good.astype(np.int32), r"int32\[82\]"),
+        (good[None], r"bool\[1, 82\]"),
+        ([True] * config.num_actions, "list"),
+    ]:
+        with pytest.raises(
+            ValueError, match=rf"gojax.step_with_mask: mask must be .*bool\[82\].*got {named}"
+        ):
+            gojax.step_with_mask(config, state, 0, bad)

@@ -75,10 +75,22 @@ def hash_move(config: GoConfig, state: GoState, move: Move, capture: Capture, se
     return Hashed(position=position, key=key)
 
 
-def is_legal(config: GoConfig, state: GoState, move: Move, settled: Settled, hashed: Hashed) -> jax.Array:
+def is_legal(
+    config: GoConfig,
+    state: GoState,
+    move: Move,
+    settled: Settled,
+    hashed: Hashed,
+    mask: jax.Array | None = None,
+) -> jax.Array:
     """``bool[]``: the action is a pass, or a move on an empty point that is no
-    forbidden suicide and recreates no earlier position the ko rule bans."""
-    if config.ko_rule == "simple":
+    forbidden suicide and recreates no earlier position the ko rule bans.
+
+    With ``mask`` (the state's ``bool[A]`` legal mask) a move is a repeat where
+    the mask bans it; the history is not searched."""
+    if mask is not None:
+        repeats = ~mask[jnp.clip(move.point, 0, config.num_actions - 1)]
+    elif config.ko_rule == "simple":
         repeats = move.point == state.ko_point
     else:
         key = hashed.key

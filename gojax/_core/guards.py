@@ -175,3 +175,15 @@ def check_action(action: Any, caller: str) -> None:
     if dtype is None or not jnp.issubdtype(dtype, jnp.integer):
         got = type(action).__name__ if dtype is None else np.dtype(dtype).name
         raise TypeError(f"{caller}: action must be an integer array or int, got {got}")
+
+
+def check_mask(config: GoConfig, mask: Any, caller: str) -> None:
+    """Raises ``ValueError`` unless ``mask`` is one game's ``bool[A]`` legal mask (shape and dtype only)."""
+    shape, dtype = getattr(mask, "shape", None), getattr(mask, "dtype", None)
+    expected = (config.num_actions,)
+    if shape is None or tuple(shape) != expected or dtype is None or np.dtype(dtype) != np.bool_:
+        got = type(mask).__name__ if shape is None else f"{np.dtype(dtype).name}{list(shape)}"
+        raise ValueError(
+            f"{caller}: mask must be the game's legal mask, bool[{config.num_actions}] "
+            f"(legal_action_mask(config, state)), got {got}"
+        )

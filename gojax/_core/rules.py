@@ -35,7 +35,16 @@ from gojax._core import history as _history
 from gojax._core import play as _play
 from gojax._core.types import GoConfig, GoState
 
-__all__ = ["board", "init", "legal_action_mask", "reset_if_done", "resign", "step", "to_play"]
+__all__ = [
+    "board",
+    "init",
+    "legal_action_mask",
+    "reset_if_done",
+    "resign",
+    "step",
+    "step_with_mask",
+    "to_play",
+]
 
 
 def init(config: GoConfig) -> GoState:
@@ -111,11 +120,57 @@ def step(config: GoConfig, state: GoState, action: jax.typing.ArrayLike) -> GoSt
     """
     _guards.check_state(config, state, "gojax.step")
     _guards.check_action(action, "gojax.step")
+    return _play_move(config, state, action, None)
+
+
+@bb.scoped
+def step_with_mask(
+    config: GoConfig, state: GoState, action: jax.typing.ArrayLike, mask: jax.Array
+) -> GoState:
+    """:func:`step` for a caller that holds the position's legal mask: the ko
+    and superko verdict on ``action`` is read from ``mask`` instead of the history.
+
+    An RL loop draws its action from ``legal_action_mask(config, state)``; passing
+    that mask here skips the step's own search of the position history (the one
+    part of ``step`` the mask has already done). :class:`gojax.env.GoEnv` steps
+    this way with its state's ``legal_action_mask``.
+
+    Args:
+      config: the rules.
+      state: one game.
+      action: as for :func:`step`.
+      mask: ``bool[A]``: ``legal_action_mask(config, state)``, for this
+        ``state``. Precondition: it is that mask. Occupied points, suicide
+        and actions outside ``[0, P]`` are still tested here, so a wrong mask
+        never corrupts the board; what it decides is only whether a move that
+        recreates an earlier position (a ko or superko repeat) is played
+        (``True``) or forfeits the game (``False``), and a ``False`` for a
+        legal move forfeits it too.
+
+    Returns:
+      The next state, equal to ``step(config, state, action)`` when ``mask``
+      is the state's legal mask.
+
+    Raises:
+      ValueError: ``state`` was not built for ``config``, or ``mask`` is not
+        a ``bool[A]`` array.
+      TypeError: ``action`` is not an integer.
+    """
+    _guards.check_state(config, state, "gojax.step_with_mask")
+    _guards.check_action(action, "gojax.step_with_mask")
+    _guards.check_mask(config, mask, "gojax.step_with_mask")
+    return _play_move(config, state, action, mask)
+
+
+def _play_move(
+    config: GoConfig, state: GoState, action: jax.typing.ArrayLike, mask: jax.Array | None
+) -> GoState:
+    """:func:`step`'s phases; the repeat test from the history, or from ``mask`` when given."""
     move = _play.place(config, state, action)
     capture = _play.capture(config, move)
     settled = _play.settle(config, move, capture)
     hashed = _bookkeeping.hash_move(config, state, move, capture, settled)
-    legal = _bookkeeping.is_legal(config, state, move, settled, hashed)
+    legal = _bookkeeping.is_legal(config, state, move, settled, hashed, mask)
     chains = _bookkeeping.atari_after(config, move, capture, settled)
     lists = _bookkeeping.record_move(config, state, move, hashed, legal)
     played = _bookkeeping.played(config, state, move, capture, settled, hashed, chains)

@@ -10,8 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.rules import init as game_init
-from gojax._core.rules import legal_action_mask
-from gojax._core.rules import step as game_step
+from gojax._core.rules import legal_action_mask, step_with_mask
 from gojax._core.scoring import score_if_ended
 from gojax._core.types import GoConfig, GoState
 from gojax.env._state import EnvState
@@ -150,7 +149,10 @@ class GoEnv:
           action: the action. An illegal one (occupied point, suicide, a ko
             or superko repeat, an index outside ``[0, P]``) ends the game as
             a loss for the mover, as in pgx. On a finished game nothing
-            changes and the rewards are 0.
+            changes and the rewards are 0. Whether a move repeats an earlier
+            position is read from ``state.legal_action_mask`` (which ``init``
+            and ``step`` compute for the state they return), not searched for
+            again: see :func:`gojax.step_with_mask`.
           key: accepted for pgx compatibility and ignored (Go is deterministic).
 
         Returns:
@@ -202,7 +204,8 @@ class GoEnv:
         config = self.config
         before = state._game
         was_over = before.terminated | before.truncated
-        game = game_step(config, before, action)
+        # The mask was computed for this position by the last step (or init): it decides ko and superko.
+        game = step_with_mask(config, before, action, state.legal_action_mask)
         history = jax.tree.map(
             lambda old, new: jnp.where(was_over, old, new),
             state._history,

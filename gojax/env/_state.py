@@ -44,7 +44,8 @@ class EnvState:
         cap (scored, as pgx does).
       truncated: ``bool[]`` always ``False`` (the move cap terminates the game).
       legal_action_mask: ``bool[A]`` legal actions of the player to move; all
-        ``True`` once the game is over.
+        ``True`` once the game is over. ``GoEnv.step`` reads its ko and
+        superko verdicts from it, so change it only together with the game.
       _step_count: ``int32[]`` actions taken in this game (a step on a
         finished game does not count).
       _black: ``int32[]`` the player (0 or 1) who plays black.
