@@ -212,6 +212,15 @@ def game_at(batch: Any, index: int) -> Any:
     return jax.tree.map(lambda x: x[index], batch)
 
 
+def assert_trees_equal(a: Any, b: Any, message: str = "") -> None:
+    """Two pytrees have the same structure and equal leaves (an ``AssertionError`` naming ``message``)."""
+    flat_a, tree_a = jax.tree.flatten(a)
+    flat_b, tree_b = jax.tree.flatten(b)
+    assert tree_a == tree_b, message
+    for x, y in zip(flat_a, flat_b, strict=True):
+        np.testing.assert_array_equal(x, y, err_msg=message)
+
+
 def without_history(state: gojax.GoState) -> gojax.GoState:
     """``state`` (any leading axes) with an empty history, as a simple-ko config's functions take it:
     ``legal_action_mask(simple, without_history(state))`` is what the simple ko rule allows."""

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import assert_trees_equal
 
 import gojax
 from gojax import features
@@ -41,14 +42,6 @@ def _run(step, state, actions):
     return state
 
 
-def _assert_trees_equal(a, b, message=""):
-    flat_a, tree_a = jax.tree.flatten(a)
-    flat_b, tree_b = jax.tree.flatten(b)
-    assert tree_a == tree_b, message
-    for x, y in zip(flat_a, flat_b, strict=True):
-        np.testing.assert_array_equal(x, y, err_msg=message)
-
-
 def test_init(env_fns):
     state = env_fns["init"](jax.random.PRNGKey(0))
     assert state.observation.shape == (5, 5, 17) and state.observation.dtype == jnp.bool_
@@ -60,7 +53,7 @@ def test_init(env_fns):
     assert state.rewards.dtype == jnp.float32
     assert int(state.current_player) == 0 and not bool(state.terminated) and not bool(state.truncated)
     assert int(state._step_count) == 0 and int(state._black) == 0  # init(key) draws seats; None: 0 is black
-    _assert_trees_equal(state._game, gojax.init(CONFIG))
+    assert_trees_equal(state._game, gojax.init(CONFIG))
 
 
 def test_step_follows_the_rules(env_fns):
@@ -89,8 +82,8 @@ def test_two_passes_score_the_game_then_nothing_changes(env_fns):
     assert np.asarray(state.legal_action_mask).all()  # as pgx: all True once over
     after = env_fns["step"](state, jnp.int32(3))
     np.testing.assert_array_equal(after.rewards, [0, 0])  # a step on a finished game gives nothing
-    _assert_trees_equal(after._game, state._game)
-    _assert_trees_equal(after._history, state._history)
+    assert_trees_equal(after._game, state._game)
+    assert_trees_equal(after._history, state._history)
     assert bool(after.terminated) and int(after._step_count) == 3  # a step on a finished game does not count
 
 
@@ -137,8 +130,8 @@ def test_auto_reset(env_fns, wrapper):
     # The game ended: the fresh game is returned, carrying the end flags and rewards.
     assert bool(state.terminated) and not bool(state.truncated)
     np.testing.assert_array_equal(state.rewards, [1, -1])
-    _assert_trees_equal(state._game, init._game)
-    _assert_trees_equal(state._history, init._history)
+    assert_trees_equal(state._game, init._game)
+    assert_trees_equal(state._history, init._history)
     np.testing.assert_array_equal(state.observation, init.observation)
     black = int(state._black)  # the new game's seats come from the reset key
     assert int(state.current_player) == black and np.asarray(state.legal_action_mask).all()
@@ -171,7 +164,7 @@ def test_vmapped_env_equals_per_game(env_fns):
         ended += int(jnp.sum(state.terminated))
         for g in range(batch):
             singles[g] = env_fns["auto"](singles[g], action[g], keys[g])
-            _assert_trees_equal(jax.tree.map(lambda x, g=g: x[g], state), singles[g], f"game {g}")
+            assert_trees_equal(jax.tree.map(lambda x, g=g: x[g], state), singles[g], f"game {g}")
     assert ended >= batch
 
 
@@ -184,7 +177,7 @@ def test_observation_none_skips_it_and_changes_nothing_else(env_fns):
     for action in [CENTRE, 6, PASS, PASS]:
         state, full = step(state, jnp.int32(action)), env_fns["step"](full, jnp.int32(action))
         assert state.observation is None
-        _assert_trees_equal(state.replace(observation=full.observation), full)
+        assert_trees_equal(state.replace(observation=full.observation), full)
     # One stone each, the empty region touches both: 1 - 1 - 0.5, white wins.
     np.testing.assert_array_equal(state.rewards, [-1, 1])
 

@@ -25,6 +25,7 @@ import functools
 import jax
 import numpy as np
 import pytest
+from conftest import assert_trees_equal
 
 import gojax
 from gojax._core import zobrist
@@ -346,10 +347,6 @@ def test_a_plain_move_that_recreates_an_earlier_position(config, earlier_to_move
 # --------------------------------------------------------------------------- step_with_mask
 
 
-def _same_state(a, b) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True))
-
-
 @pytest.mark.parametrize("config", [POSITIONAL_9, SITUATIONAL_9], ids=lambda c: c.ko_rule)
 def test_step_with_mask_reads_the_repeat_verdict_from_the_mask(config):
     board = _plain_repeat(gojax.WHITE)
@@ -362,7 +359,7 @@ def test_step_with_mask_reads_the_repeat_verdict_from_the_mask(config):
 
     # With the state's own mask: exactly `step`, for the banned repeat, every other action and bad ones.
     for action in [P, -1, config.num_actions, *range(config.num_actions)]:
-        assert _same_state(with_mask(state, action, legal), step(state, action)), action
+        assert_trees_equal(with_mask(state, action, legal), step(state, action), f"action {action}")
 
     # A mask that allows the repeat plays it (the documented precondition is broken on purpose).
     allowed = legal.copy()
@@ -384,6 +381,32 @@ def test_step_with_mask_reads_the_repeat_verdict_from_the_mask(config):
     banned[legal_point] = False
     assert bool(with_mask(state, legal_point, banned).illegal_move)
     assert not bool(step(state, legal_point).illegal_move)
+
+
+SUICIDE_POINT = """
+. O . . . . . . .
+O . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+def test_step_with_mask_still_refuses_a_suicide_the_mask_allows():
+    # Black at the corner (point 0) has no liberty and captures nothing: a suicide,
+    # forfeited with the board untouched even by a mask that allows everything.
+    config = POSITIONAL_9
+    state = gojax.from_board(config, gojax.parse_board(SUICIDE_POINT, 9), to_play=gojax.BLACK)
+    assert not mask(config, state)[0]
+    after = jax.jit(functools.partial(gojax.step_with_mask, config))(
+        state, 0, np.ones(config.num_actions, bool)
+    )
+    assert bool(after.illegal_move) and int(after.loser) == gojax.BLACK
+    np.testing.assert_array_equal(after.stones, state.stones)
 
 
 def test_step_with_mask_refuses_a_mask_of_the_wrong_shape_or_dtype():
