@@ -301,12 +301,23 @@ def _captured(near: _Neighbours, colour: int) -> jax.Array:
     return _union_where((near.colours == _MOVER + _OPPONENT - colour) & near.in_atari, near.boards)
 
 
-def _move_outcomes_of(config: GoConfig, analysis: _Analysis) -> MoveOutcomes:
-    """See :func:`move_outcomes`."""
+def _move_outcomes_of(
+    config: GoConfig,
+    analysis: _Analysis,
+    near: _Neighbours | None = None,
+    liberties_after: jax.Array | None = None,
+) -> MoveOutcomes:
+    """See :func:`move_outcomes`.
+
+    ``near`` (from :func:`_neighbours`) and ``liberties_after`` (``int32[P]``,
+    the ``(_MOVER, True)`` table of :func:`_liberties_after`) are taken when a
+    caller has them already.
+    """
     size = config.size
-    near = _neighbours(config, analysis)
+    near = _neighbours(config, analysis) if near is None else near
     new_chain, captured = _new_chain(near, _MOVER), _captured(near, _MOVER)
-    liberties_after = _liberties_after(config, analysis, ((_MOVER, True),), near)[0]
+    if liberties_after is None:
+        liberties_after = _liberties_after(config, analysis, ((_MOVER, True),), near)[0]
     capture_size = jnp.where(near.empty_point, bb.count(captured), 0)
     self_atari = jnp.where(near.empty_point & (liberties_after == 1), bb.count(new_chain), 0)
     return MoveOutcomes(

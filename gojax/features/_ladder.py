@@ -221,8 +221,12 @@ def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array
     return (analysis.colours == _chains._EMPTY)[:, None] & target & first
 
 
-def _capture_candidates(config, analysis):
-    """``bool[P, 4]``: the capture reads worth making."""
+def _capture_candidates(config, analysis, runner=None):
+    """``bool[P, 4]``: the capture reads worth making.
+
+    ``runner``: ``int32[P]``, the ``(_OPPONENT, False)`` table of
+    :func:`gojax.features._chains._liberties_after`, if already computed.
+    """
     points = config.num_points
     candidates = _candidates(analysis, _chains._OPPONENT, 2, points)
     # Skip the reads that cannot be ladders. The attacker ataris at p; the runner (2
@@ -233,18 +237,26 @@ def _capture_candidates(config, analysis):
     low, high = _liberty_ends(analysis, points)
     here = jnp.arange(points, dtype=jnp.int32)[:, None]
     other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
-    runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
+    if runner is None:
+        runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
     at_most = runner[jnp.clip(other, 0, points - 1)] - 1
     return candidates & (at_most <= 2)
 
 
-def _escape_candidates(config, analysis):
-    """``(bool[P, 4] reads to make, bool[N, N] escapes known without a read)``."""
+def _escape_candidates(config, analysis, after=None):
+    """``(bool[P, 4] reads to make, bool[N, N] escapes known without a read)``.
+
+    ``after``: the mover's liberties after a move at each point (``int[P]`` or
+    ``int[N, N]``, :attr:`gojax.features.MoveOutcomes.liberties_after`), if
+    already computed.
+    """
     points = config.num_points
     candidates = _candidates(analysis, _chains._MOVER, 1, points)
     # The read starts with the extension on the liberty, whose result is already known
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
-    after = _chains._move_outcomes_of(config, analysis).liberties_after.reshape(points, 1)
+    if after is None:
+        after = _chains._move_outcomes_of(config, analysis).liberties_after
+    after = after.reshape(points, 1)
     escaped = jnp.any(candidates & (after >= 3), axis=1).reshape(config.size, config.size)
     return candidates & (after == 2), escaped
 
@@ -264,10 +276,15 @@ def _escape_plane(config, state, analysis, legal, chunk):
     return chased | (escaped & legal)
 
 
-def _planes(config, state, analysis, legal):
-    """Both planes, ``(capture, escape)`` (``bool[N, N]`` each), their reads in one pool."""
-    capture = _capture_candidates(config, analysis)
-    to_read, escaped = _escape_candidates(config, analysis)
+def _planes(config, state, analysis, legal, liberties_after=None, runner_liberties=None):
+    """Both planes, ``(capture, escape)`` (``bool[N, N]`` each), their reads in one pool.
+
+    ``liberties_after`` (the mover's, with captures) and ``runner_liberties``
+    (the opponent's, without): ``int32[P]`` tables of
+    :func:`gojax.features._chains._liberties_after`, if already computed.
+    """
+    capture = _capture_candidates(config, analysis, runner_liberties)
+    to_read, escaped = _escape_candidates(config, analysis, liberties_after)
     reads = [_reads(config, state, c, mode, legal) for c, mode in ((capture, "capture"), (to_read, "extend"))]
     prey = analysis.neighbour_labels.reshape(-1)
     captured = _pooled(config, state, reads, [prey, prey])

@@ -182,7 +182,13 @@ def _attacker_move(size: int, position: Position, move: jax.Array):
 
 
 def _runner_move(size: int, position: Position, move: jax.Array):
-    """The runner's side plays ``move`` (``int[...]``): ``(position, runner liberties)``, 0 if illegal."""
+    """The runner's side plays ``move`` (``int[...]``): ``(position, runner liberties)``, 0 if illegal.
+
+    The attacker chains that the move puts in atari are not yet in the
+    returned position's ``attacker_atari``: nothing the round decides depends
+    on them, so :func:`_new_ataris` adds them once the round has picked its
+    line (a fill of four sides on one position instead of four).
+    """
     empty = _empty(size, position)
     stone = bits.point_bits(move, size)
     legal = bits.any_set(stone & empty) & ~bits.any_set(stone & position.ko)
@@ -190,25 +196,37 @@ def _runner_move(size: int, position: Position, move: jax.Array):
     defender = position.defender | stone
     before = empty & ~stone  # the liberties before the captures
     joins = bits.any_set(bits.neighbours(position.runner, size) & stone)
-    # Three fills, each in a loop of its own (a loop runs as long as its longest region):
+    # Two fills, each in a loop of its own (a loop runs as long as its longest region):
     # the attacker chains in atari next to the move (their liberty is the move: captured,
-    # filled to their whole extent), the runner with the move if it joins (its count matters
-    # up to 3), and the other attacker chains next to the move (one liberty fewer; up to 2).
-    # Two attacker chains are never adjacent, so the captured points are no liberty of the
-    # latter; the runner's count is taken after the captures.
+    # filled to their whole extent) and the runner with the move if it joins (its count
+    # matters up to 3), the latter's count taken after the captures.
     taken = _fill(bits.neighbours(stone, size) & atari, atari, size)
     runner = _fill(position.runner | _keep(joins, stone), defender, size, before, 3)
-    sides = _sides(stone, size) & (position.attacker & ~atari)[:, None]
-    near = _fill(sides, position.attacker[:, None], size, before[:, None], 2)
     attacker = position.attacker & ~taken
     after = before | taken
     libs = bits.count(bits.neighbours(runner, size) & after)
-    in_atari = bits.any_set(near) & (bits.count(bits.neighbours(near, size) & after[:, None]) == 1)
-    atari = (atari & ~taken) | _select(in_atari, near)
     alone = ~bits.any_set(bits.neighbours(stone, size) & position.defender)
     single = alone & (bits.count(bits.neighbours(stone, size) & after) == 1) & (bits.count(taken) == 1)
     ko = _keep(single, taken)
-    return Position(attacker, defender, runner, atari, ko), jnp.where(legal, libs, 0)
+    return Position(attacker, defender, runner, atari & ~taken, ko), jnp.where(legal, libs, 0)
+
+
+def _new_ataris(size: int, position: Position, move: jax.Array) -> Position:
+    """``position`` (just after the runner's ``move``, from :func:`_runner_move`) with the
+    attacker chains next to the move that it left in atari added to ``attacker_atari``.
+
+    Those chains had 2 liberties and lost the move's point; the captured chains
+    were in atari, so none of them is next to these (two chains of one colour
+    never touch) and the captures give them no liberty. Each side is filled on
+    its own (a chain's count matters up to 2).
+    """
+    stone = bits.point_bits(move, size)
+    after = _empty(size, position)
+    atari = position.attacker_atari
+    sides = _sides(stone, size) & (position.attacker & ~atari)[:, None]
+    near = _fill(sides, position.attacker[:, None], size, after[:, None], 2)
+    in_atari = bits.any_set(near) & (bits.count(bits.neighbours(near, size) & after[:, None]) == 1)
+    return position._replace(attacker_atari=atari | _select(in_atari, near))
 
 
 def _both(position: Position) -> Position:
@@ -222,7 +240,10 @@ def _pick(options: Position, index: jax.Array) -> Position:
 
 
 def _reply(size: int, position: Position, captures: jax.Array):
-    """Step 1 of the module docstring: ``(position after the runner's move, status)``.
+    """Step 1 of the module docstring: ``(position after the runner's move, its move, status)``.
+
+    The position's ``attacker_atari`` lacks the chains the move put in atari
+    (see :func:`_new_ataris`).
 
     ``captures``: ``bool[...]``, whether the runner may capture instead of extending.
     """
@@ -239,7 +260,8 @@ def _reply(size: int, position: Position, captures: jax.Array):
     running = libs == 2
     escaped = jnp.any(libs >= 3, axis=0)
     status = jnp.where(escaped, ESCAPED, jnp.where(jnp.any(running, axis=0), RUNNING, CAPTURED))
-    return _pick(afters, jnp.argmax(running, axis=0)), status
+    chosen = jnp.argmax(running, axis=0)
+    return _pick(afters, chosen), jnp.where(chosen == 0, options[0], options[1]), status
 
 
 def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, captures: jax.Array):
@@ -252,7 +274,7 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     both = _both(position)
     atari, ok = _attacker_move(size, both, moves)
     atari = jax.tree.map(lambda old, new: jnp.where(skip[None], old, new), both, atari)
-    after, status = _reply(size, atari, captures[None] | ~skip)
+    after, replies, status = _reply(size, atari, captures[None] | ~skip)
     # An atari that takes a ko leaves the runner the ko fight: no ladder.
     status = jnp.where(~skip & bits.any_set(atari.ko), ESCAPED, status)
     ok = jnp.where(skip, True, ok & (moves >= 0))
@@ -260,7 +282,8 @@ def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, cap
     best = jnp.argmax(scores, axis=0)
     score = jnp.max(scores, axis=0)
     status = jnp.where(score == 3, CAPTURED, jnp.where(score == 2, RUNNING, ESCAPED))
-    return _pick(after, best), status
+    reply = jnp.where(best == 0, replies[0], replies[1])
+    return _new_ataris(size, _pick(after, best), reply), status
 
 
 MODES = ("capture", "extend", "defend")
