@@ -11,10 +11,16 @@ repeat. Compile time is ``lower().compile()``.
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --parts --presets alphago
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --against HEAD~1
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --presets katago --env
+    PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 256 --devices 2
 
 ``--env`` also times ``GoEnv.step`` with each preset as the environment's
 observation (from the same positions, one random legal move each), the
 observation of the new position included.
+
+``--devices D`` splits the CPU into ``D`` JAX devices
+(``--xla_force_host_platform_device_count``) and also times ``step`` and each
+preset with the batch sharded over them (``jax.shard_map``): XLA runs one
+computation on one core, so this is how a batch uses several.
 
 ``--against REV`` also times the presets (and with ``--env`` the environment)
 of another git revision of this repository in the same repeats (the package
@@ -39,12 +45,15 @@ import time
 from pathlib import Path
 
 import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmark import _timed, goenv_engine, steady_state
 
 import gojax
 from gojax import features
+from gojax._host.cpu_devices import split_host_cpu
 from gojax.env import GoEnv
 from gojax.players import sample_uniform
 
@@ -111,7 +120,14 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--env", action="store_true", help="also time GoEnv.step with each preset as its observation"
     )
+    parser.add_argument(
+        "--devices", type=int, default=1, help="also time step and the presets sharded over D CPU devices"
+    )
     args = parser.parse_args(argv)
+    if args.devices > 1:
+        if args.batch % args.devices:
+            parser.error(f"--batch {args.batch} is not a multiple of --devices {args.devices}")
+        split_host_cpu(args.devices)  # before any JAX work
     config = gojax.GoConfig(size=args.size)
     engine = goenv_engine(args.size, observation=None)
     games = steady_state(engine, args.games, 2 * args.size * args.size, jax.random.PRNGKey(7))
@@ -131,6 +147,16 @@ def main(argv=None) -> None:
             observed = tile.replace(observation=jax.jit(jax.vmap(env.observe))(tile))
             candidates[f"{name}: GoEnv.step"] = jax.vmap(env.step)
             inputs[f"{name}: GoEnv.step"] = (observed, actions)
+    if args.devices > 1:
+        mesh = Mesh(np.array(jax.devices()[: args.devices]), ("games",))
+        games = PartitionSpec("games")
+        split = NamedSharding(mesh, games)
+        per_device = {"step": (jax.vmap(functools.partial(gojax.step, config)), (game, actions))}
+        per_device.update({name: (candidates[name], inputs[name]) for name in args.presets})
+        for name, (function, arguments) in per_device.items():
+            what = f"{name}, {args.devices} devices"
+            candidates[what] = jax.shard_map(function, mesh=mesh, in_specs=games, out_specs=games)
+            inputs[what] = jax.device_put(arguments, split)
     if args.against:
         base = import_revision(args.against)
         base_config = base.GoConfig(size=args.size)

@@ -1,4 +1,4 @@
-"""jit and vmap: batched results equal unbatched ones, and ``step`` traces once per config."""
+"""jit, vmap, shard_map: batched and per-device results equal per-game ones; one trace per config."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import game_at, jitted
+from conftest import assert_trees_equal, game_at, jitted
+from jax.sharding import Mesh, PartitionSpec
 
 import gojax
+from gojax import features
+from gojax.env import GoEnv
+from gojax.players import playout
 
 CONFIG = gojax.GoConfig(size=7, max_moves=60)
 BATCH = 12
@@ -97,3 +101,63 @@ def test_library_does_no_jax_work_at_import():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def _per_device(function):
+    """``function`` of batched arguments, run under ``jax.shard_map`` (``check_vma`` on) over the games."""
+    mesh = Mesh(np.array(jax.devices()[:1]), ("games",))
+    games = PartitionSpec("games")
+    return jax.jit(jax.shard_map(function, mesh=mesh, in_specs=games, out_specs=games))
+
+
+def _under_both(function, *args):
+    """``(jit(function)(*args), the same under shard_map)``: ``function`` takes and returns batches."""
+    return jax.jit(function)(*args), _per_device(function)(*args)
+
+
+def test_rules_features_and_env_run_under_shard_map(batch):
+    # Inside shard_map every value carries the mesh axes it varies along; a loop whose
+    # carry starts as a constant and is then computed from the device's data is refused
+    # unless the library casts it (gojax._core.loops). The results must not change.
+    state, played = batch
+    actions = jnp.asarray(played[:, -1])
+    history = jax.vmap(functools.partial(features.history_init, CONFIG))(state)
+    runs = {
+        "step": (jax.vmap(functools.partial(gojax.step, CONFIG)), state, actions),
+        "legal_action_mask": (jax.vmap(functools.partial(gojax.legal_action_mask, CONFIG)), state),
+        "step_with_mask": (
+            jax.vmap(lambda s, a: gojax.step_with_mask(CONFIG, s, a, gojax.legal_action_mask(CONFIG, s))),
+            state,
+            actions,
+        ),
+        "score": (jax.vmap(functools.partial(gojax.score, CONFIG)), state),
+        "playout": (
+            jax.vmap(functools.partial(playout, CONFIG)),
+            state,
+            jax.random.split(jax.random.PRNGKey(5), BATCH),
+        ),
+    }
+    for name, spec in features.OBSERVATIONS.items():
+        observe = functools.partial(spec, CONFIG)
+        if spec.needs_history:
+            runs[name] = (jax.vmap(observe), state, history)
+        else:
+            runs[name] = (jax.vmap(observe), state)
+    for name, (function, *args) in runs.items():
+        plain, sharded = _under_both(function, *args)
+        assert_trees_equal(plain, sharded, name)
+
+
+@pytest.mark.parametrize("observation", ["alphago_zero", "katago"])
+def test_goenv_runs_under_shard_map(observation):
+    env = GoEnv(gojax.GoConfig(size=5, ko_rule="simple"), observation=observation)
+    keys = jax.random.split(jax.random.PRNGKey(2), 4)
+
+    def play(keys):
+        state = jax.vmap(env.init)(keys)
+        for move in (6, 7, 8):
+            state = jax.vmap(env.step)(state, jnp.full((keys.shape[0],), move, jnp.int32))
+        return state
+
+    plain, sharded = _under_both(play, keys)
+    assert_trees_equal(plain, sharded, observation)

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 from gojax._core import history as _history
+from gojax._core import loops
 from gojax._core import zobrist as _zobrist
 from gojax._core.types import GoConfig, GoState
 
@@ -173,4 +174,4 @@ def capture_repeats(
         hit = (points >= 0) & _history.contains(config, lists, made)
         return first + chunk, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
 
-    return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]
+    return loops.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]

@@ -11,9 +11,8 @@ in 12 instead of 19, so every word operation touches fewer elements.
 
 Every function works on arrays whose last axis is the ``W`` words of a board,
 with any leading axes (several boards processed together, e.g. the four
-chains next to a move). Flood fill is iterated dilation inside a
-``lax.while_loop`` that runs until nothing changes, so a chain of any shape and
-length - a 19x19 spiral included - is filled exactly.
+chains next to a move). Flood fill is iterated dilation inside a while loop
+that runs until nothing changes: a chain of any shape is filled exactly.
 
 The ``*_np`` functions are the host-side (NumPy) views for tools that read
 states outside ``jit``: diagrams, SGF, GTP, the invariant checker.
@@ -28,6 +27,8 @@ from typing import ParamSpec, TypeVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from gojax._core import loops
 
 __all__ = [
     "any_set",
@@ -252,7 +253,7 @@ def flood_fill(
         return region, jnp.any(changed & needs)
 
     start = tuple(_words(jnp.broadcast_to(seed, shape) & jnp.broadcast_to(mask, shape)))
-    region, _ = jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))
+    region, _ = loops.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))
     return jnp.stack(region, axis=-1)
 
 
@@ -274,7 +275,7 @@ def _flood_fill_stacked(
         return region, jnp.any(any_set(previous != region) & needs)
 
     start = jnp.broadcast_to(seed, shape) & mask
-    return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
+    return loops.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
 
 
 def _words(x: jax.Array) -> list[jax.Array]:

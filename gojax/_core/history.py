@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core import loops
 from gojax._core import zobrist as _zobrist
 from gojax._core.types import GoConfig, GoState
 
@@ -178,7 +179,7 @@ def _walk(
         carry = visit(carry, index, live)
         return jnp.where(live, lists.links[index].astype(jnp.int32), -1), carry
 
-    return jax.lax.while_loop(cond, body, (pointer, carry))[1]
+    return loops.while_loop(cond, body, (pointer, carry))[1]
 
 
 @bb.scoped

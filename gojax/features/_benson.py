@@ -57,6 +57,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
+from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
 from gojax.features._chains import _extend, _first_occurrence, _flat_labels, _neighbour_table
 
@@ -126,7 +127,7 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
         return survivors, jnp.any(survivors != alive), rounds + 1
 
     start = _extend(pla & (labels == index), False)  # [P + 1]: one entry per pla chain, by label
-    alive = jax.lax.while_loop(
+    alive = loops.while_loop(
         lambda carry: carry[1] & (carry[2] < points), body, (start, jnp.bool_(True), jnp.int32(0))
     )[0]
 

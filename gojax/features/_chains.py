@@ -37,6 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core import loops
 from gojax._core.stored import stored
 from gojax._core.types import GoConfig, GoState
 
@@ -157,7 +158,7 @@ def _flat_labels(size: int, colours: jax.Array) -> jax.Array:
             new = _extend(new, points)[new]
         return new, jnp.any(new != labels)
 
-    return jax.lax.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
+    return loops.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
 
 
 class _Analysis(NamedTuple):

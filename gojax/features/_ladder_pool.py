@@ -22,6 +22,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from gojax._core import loops
 from gojax.features import _ladder_read as _read
 
 __all__ = ["SLOTS", "pooled_reads"]
@@ -81,7 +82,7 @@ def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, activ
         jnp.zeros((slots,), jnp.int32),
         jnp.zeros((tasks,), jnp.bool_),
     )
-    return jax.lax.while_loop(cond, body, start)[-1]
+    return loops.while_loop(cond, body, start)[-1]
 
 
 def _where(flags, new, old):

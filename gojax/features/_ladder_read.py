@@ -50,6 +50,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from gojax._core import loops
 from gojax.features import _ladder_words as bits
 
 __all__ = [
@@ -145,7 +146,7 @@ def _fill(seeds, masks, size: int, frees=None, enough: int = 1):
         return more, jnp.any(growing)
 
     begin = jnp.broadcast_to(seeds, shape) & masks
-    return jax.lax.while_loop(lambda carry: carry[1], body, (begin, jnp.bool_(True)))[0]
+    return loops.while_loop(lambda carry: carry[1], body, (begin, jnp.bool_(True)))[0]
 
 
 def _attacker_move(size: int, position: Position, move: jax.Array):
@@ -355,5 +356,5 @@ def read(size: int, position: Position, mode: str, first_move=-1, active=True) -
         return jnp.any(carry[1] == RUNNING) & (carry[2] < max_rounds(size))
 
     start_status = jnp.broadcast_to(jnp.where(active, RUNNING, ESCAPED), batch).astype(jnp.int32)
-    status = jax.lax.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]
+    status = loops.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]
     return jnp.where(status == RUNNING, CAPTURED, status)

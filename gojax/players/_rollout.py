@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from gojax._core import loops
 from gojax._core.rules import step
 from gojax._core.types import GoConfig, GoState
 from gojax.players._common import Player, result_for
@@ -54,7 +55,7 @@ def playout(
         game = step(config, game, policy(config, game, sub))
         return game, key, moves + 1
 
-    return jax.lax.while_loop(running, one_move, (state, key, jnp.int32(0)))[0]
+    return loops.while_loop(running, one_move, (state, key, jnp.int32(0)))[0]
 
 
 def rollout(

@@ -42,7 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax._core import checks
+from gojax._core import checks, loops
 from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
@@ -137,7 +137,7 @@ def play_games(
     b_ids = a_ids + half  # B is black
     moves = jnp.full((games, limit), -1, jnp.int16)
     carry = (jnp.int32(0), start, a_ids, start, b_ids, moves)
-    _, x, x_ids, y, y_ids, moves = jax.lax.while_loop(running, one_ply, carry)
+    _, x, x_ids, y, y_ids, moves = loops.while_loop(running, one_ply, carry)
     order = jnp.argsort(jnp.concatenate([x_ids, y_ids]))
     final = jax.tree.map(lambda u, v: jnp.concatenate([u, v])[order], x, y)
     a_is_black = jnp.arange(games) < half

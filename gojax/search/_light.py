@@ -50,6 +50,7 @@ import jax.numpy as jnp
 
 from gojax._core import atari as _atari
 from gojax._core import bitboard as bb
+from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
 from gojax.search import _words as w
 
@@ -278,7 +279,7 @@ def light_play(size: int, light: LightState, point: jax.Array) -> LightState:
 
     The point must be legal (:func:`light_moves`): the kernel does not check.
     """
-    work = jax.lax.while_loop(
+    work = loops.while_loop(
         lambda job: ~_decided(size, job),
         lambda job: job._replace(regions=_dilate(size, job)),
         _prepare(size, light, point),

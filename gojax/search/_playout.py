@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
+from gojax._core import loops
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
@@ -121,7 +122,7 @@ def _one_playout(config: GoConfig, policy_name: str, playout_moves: int, state: 
         return step(fast, game, action), key, moves + 1, first
 
     start = (state, key, jnp.int32(0), jnp.zeros((points,), jnp.int8))
-    final, _, _, first = jax.lax.while_loop(running, one_move, start)
+    final, _, _, first = loops.while_loop(running, one_move, start)
     margin = score(fast, final)
     black_win = jnp.where(margin > 0, 1.0, jnp.where(margin < 0, 0.0, 0.5)).astype(jnp.float32)
     return black_win, first, final

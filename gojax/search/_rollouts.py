@@ -33,6 +33,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from gojax._core import loops
 from gojax._core.types import GoConfig
 from gojax.search import _words as w
 from gojax.search._light import (
@@ -106,7 +107,7 @@ def _stage(size: int, rounds: int, choose: Chooser, draws: jax.Array, limits: ja
         first = w.op(lambda f, b: jnp.where(decided[:, None] & mover, f | b, f), first, fresh_bits)
         return select(decided, played, games), first, work, active & ~decided
 
-    return jax.lax.while_loop(running, turn, carry)
+    return loops.while_loop(running, turn, carry)
 
 
 def light_playouts(
