@@ -415,6 +415,29 @@ def test_the_chase_continues_after_a_capture():
     np.testing.assert_array_equal(plane_fn("ladder_capture_plane")(state), want_capture)
 
 
+# A capture by the extension, away from the runner (the reads the capture plane settles
+# without a chase must not include it). White to move. Black (4,4) has (4,3) and (4,5);
+# white (4,6) is in atari at (4,5) but does not touch black (4,4). White (4,3): black
+# extends to (4,5) with the one liberty (5,5) on the board as it is - but the extension
+# captures (4,6), which gives it (4,6) too. White's ataris then fail: (5,5) lets black
+# join its stones around (4,6), and (4,6) is suicide. So (4,3) is no ladder capture.
+EXTENSION_CAPTURES = {
+    3: ". . . . O O X . .",
+    4: ". . . . X . O X .",
+    5: ". . . . O . X . .",
+}
+
+
+def test_an_extension_that_captures_away_from_the_runner():
+    diagram = board(EXTENSION_CAPTURES)
+    got = plane("ladder_capture_plane", diagram, gojax.WHITE)
+    assert (4, 3) not in points_of(got)
+    grid = np.asarray(gojax._host.diagram.parse_board(diagram, 9))
+    assert ladder_reference.read(grid, 4 * 9 + 4, "capture", 4 * 9 + 3) == "escaped"
+    want_capture, _, _ = ladder_reference.planes(grid, gojax.WHITE)
+    np.testing.assert_array_equal(got, want_capture)
+
+
 # --------------------------------------------------------------------------- KataGo's ladder tests
 #
 # Positions of KataGo's cpp/tests/testboardbasic.cpp ("Ladders 2 Libs", "LaddersMultiKo",
