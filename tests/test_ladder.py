@@ -415,8 +415,7 @@ def test_the_chase_continues_after_a_capture():
     np.testing.assert_array_equal(plane_fn("ladder_capture_plane")(state), want_capture)
 
 
-# A capture by the extension, away from the runner (the reads the capture plane settles
-# without a chase must not include it). White to move. Black (4,4) has (4,3) and (4,5);
+# A capture by the extension, away from the runner. White to move. Black (4,4) has (4,3) and (4,5);
 # white (4,6) is in atari at (4,5) but does not touch black (4,4). White (4,3): black
 # extends to (4,5) with the one liberty (5,5) on the board as it is - but the extension
 # captures (4,6), which gives it (4,6) too. White's ataris then fail: (5,5) lets black

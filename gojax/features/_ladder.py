@@ -221,44 +221,26 @@ def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array
     return (analysis.colours == _chains._EMPTY)[:, None] & target & first
 
 
-def _capture_candidates(config, analysis, runner=None, mover_after=None):
-    """``(bool[P, 4] reads to make, bool[N, N] ladder captures known without a read)``.
+def _capture_candidates(config, analysis, runner=None):
+    """``bool[P, 4]``: the capture reads worth making.
 
-    ``runner`` and ``mover_after``: ``int32[P]``, the ``(_OPPONENT, False)``
-    and ``(_MOVER, True)`` tables of
+    ``runner``: ``int32[P]``, the ``(_OPPONENT, False)`` table of
     :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     points = config.num_points
     candidates = _candidates(analysis, _chains._OPPONENT, 2, points)
-    if runner is None or mover_after is None:
-        variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-        mover_after, runner = _chains._liberties_after(config, analysis, variants)
-    # The attacker ataris at p; the runner (2 liberties, p and q) extends at q, making the
-    # chain q + the runner's chains next to q. Without captures, that chain has exactly
-    # the liberties it would have on the board as it is, less p (a liberty of the runner,
-    # so next to it): `extension`.
+    # Skip the reads that cannot be ladders. The attacker ataris at p; the runner (2
+    # liberties, p and q) extends at q, making the chain q + the runner's chains next to q.
+    # Its liberties then are at least those it would have on the board as it is, without
+    # captures, minus p: if that is 3 or more the runner is out, whatever happens.
     labels = analysis.neighbour_labels  # [P, 4]
     low, high = _liberty_ends(analysis, points)
     here = jnp.arange(points, dtype=jnp.int32)[:, None]
-    other = jnp.clip(jnp.where(low[labels] == here, high[labels], low[labels]), 0, points - 1)  # q
-    extension = runner[other] - 1
-    # 3 or more: the runner is out whatever is captured (captures only add liberties).
-    # 0 or 1, with no capture on the way and none to try, ends the read at once: captured.
-    # The atari's own chain keeping 2 liberties or more rules out a ko and a capture of it
-    # by the extension; a chain of the runner's colour that the atari takes cannot touch q
-    # (q would be its second liberty), so it changes nothing here. Left: no attacker chain
-    # in atari next to q (the extension would take it) or next to the runner (it could).
-    mover_atari = (analysis.neighbour_colours == _chains._MOVER) & (analysis.chain_liberties[labels] == 1)
-    beside_atari = jnp.any(mover_atari, axis=1)  # [P]: a mover chain in atari is next to the point
-    chain_beside_atari = jax.ops.segment_max(
-        jnp.where(analysis.colours == _chains._OPPONENT, beside_atari, False).astype(jnp.int32),
-        analysis.labels,
-        num_segments=points + 1,
-    )
-    quiet = (mover_after >= 2)[:, None] & ~beside_atari[other] & (chain_beside_atari[labels] == 0)
-    known = candidates & quiet & (extension <= 1)
-    captured = jnp.any(known, axis=1).reshape(config.size, config.size)
-    return candidates & (extension <= 2) & ~known, captured
+    other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
+    if runner is None:
+        runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
+    at_most = runner[jnp.clip(other, 0, points - 1)] - 1
+    return candidates & (at_most <= 2)
 
 
 def _escape_candidates(config, analysis, after=None):
@@ -282,9 +264,8 @@ def _escape_candidates(config, analysis, after=None):
 def _capture_plane(config, state, analysis, legal, chunk):
     if legal is None:
         legal = _blocks.legal_plane(config, state)
-    to_read, captured = _capture_candidates(config, analysis)
-    chased = _plane(config, state, to_read, analysis.neighbour_labels, "capture", legal)
-    return chased | (captured & legal)
+    candidates = _capture_candidates(config, analysis)
+    return _plane(config, state, candidates, analysis.neighbour_labels, "capture", legal)
 
 
 def _escape_plane(config, state, analysis, legal, chunk):
@@ -302,7 +283,7 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
     (the opponent's, without): ``int32[P]`` tables of
     :func:`gojax.features._chains._liberties_after`, if already computed.
     """
-    capture, known = _capture_candidates(config, analysis, runner_liberties, liberties_after)
+    capture = _capture_candidates(config, analysis, runner_liberties)
     to_read, escaped = _escape_candidates(config, analysis, liberties_after)
     reads = [_reads(config, state, c, mode, legal) for c, mode in ((capture, "capture"), (to_read, "extend"))]
     prey = analysis.neighbour_labels.reshape(-1)
@@ -313,7 +294,7 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
         _won(config, m, r[3], r[4], c, legal)
         for r, m, c in zip(reads, ("capture", "extend"), parts, strict=True)
     ]
-    return planes[0] | (known & legal), planes[1] | (escaped & legal)
+    return planes[0], planes[1] | (escaped & legal)
 
 
 def _liberty_ends(analysis, points: int):
