@@ -110,7 +110,8 @@ def evaluate_on_devices(
         return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index)
 
     # No collectives: each device's loops carry its own values (so the per-device
-    # type check of loop carries, which the playout loops' constants trip, is off).
+    # type check is off: the light playouts' conditionals return constants on one
+    # branch, which it refuses).
     run = jax.shard_map(
         share, mesh=mesh, in_specs=(split, split, whole, whole), out_specs=split, check_vma=False
     )
