@@ -109,10 +109,6 @@ def evaluate_on_devices(
         sizes = (playout_moves, playouts_per_leaf)
         return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index)
 
-    # No collectives: each device's loops carry its own values (so the per-device
-    # type check is off: the light playouts' conditionals return constants on one
-    # branch, which it refuses).
-    run = jax.shard_map(
-        share, mesh=mesh, in_specs=(split, split, whole, whole), out_specs=split, check_vma=False
-    )
+    # No collectives: each device's loops carry its own values.
+    run = jax.shard_map(share, mesh=mesh, in_specs=(split, split, whole, whole), out_specs=split)
     return run(parents, actions, key, jnp.asarray(index, jnp.int32))

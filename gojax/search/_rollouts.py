@@ -72,7 +72,7 @@ def _stage(size: int, rounds: int, choose: Chooser, draws: jax.Array, limits: ja
         """``jax.vmap(fn)(*args)`` when ``needed``, else zeros of its shape."""
         batched = jax.vmap(fn)
         blank = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), jax.eval_shape(batched, *args))
-        return jax.lax.cond(needed, batched, lambda *_: blank, *args)
+        return jax.lax.cond(needed, batched, lambda *_: loops.varying(blank), *args)
 
     def select(flags: jax.Array, new, old):
         return jax.tree.map(
