@@ -152,12 +152,14 @@ def test_rules_features_and_env_run_under_shard_map(batch):
 def test_goenv_runs_under_shard_map(observation):
     env = GoEnv(gojax.GoConfig(size=5, ko_rule="simple"), observation=observation)
     keys = jax.random.split(jax.random.PRNGKey(2), 4)
+    # Each game its own moves (per-device data, not constants that every device shares).
+    moves = jnp.array([[6, 7, 8], [12, 13, 18], [0, 24, 1], [7, 6, 11]], jnp.int32)
 
-    def play(keys):
+    def play(keys, moves):
         state = jax.vmap(env.init)(keys)
-        for move in (6, 7, 8):
-            state = jax.vmap(env.step)(state, jnp.full((keys.shape[0],), move, jnp.int32))
+        for turn in range(moves.shape[1]):
+            state = jax.vmap(env.step)(state, moves[:, turn])
         return state
 
-    plain, sharded = _under_both(play, keys)
+    plain, sharded = _under_both(play, keys, moves)
     assert_trees_equal(plain, sharded, observation)
