@@ -332,6 +332,32 @@ def test_liberties_after_for_either_colour_with_and_without_captures(random_posi
             )
 
 
+def test_liberties_after_at_more_merge_points_than_one_pass_counts():
+    """Stones on every other point of every other row: most empty points join two or more
+    chains, more than the bitboard pass counts at once (an eighth of the points a game), so
+    its loop runs several passes - alone, under ``vmap`` and under nested ``vmap``."""
+    grid = np.zeros((N, N), np.int8)
+    grid[::2, ::2] = 1
+    grid[1::4, 1::2] = 2
+    merges = sum(
+        len({tuple(ref_chain(grid, q)[0]) for q in ref_neighbours(p, N) if grid.flat[q] == colour}) >= 2
+        for p in np.flatnonzero(grid.reshape(-1) == 0)
+        for colour in (1, 2)
+    )
+    assert merges > 2 * P // 8
+    states = [gojax.from_board(CONFIG, grid, mover) for mover in (1, 2)]
+    want = np.stack([ref_outcomes(grid, mover) for mover in (1, 2)])
+    outcomes = functools.partial(F.move_outcomes, CONFIG)
+    alone = np.stack([np.stack([np.asarray(x) for x in jax.jit(outcomes)(s)]) for s in states])
+    np.testing.assert_array_equal(alone, want)
+    batch = stack_states(states)
+    once = np.stack([np.asarray(x) for x in jax.jit(jax.vmap(outcomes))(batch)], axis=1)
+    np.testing.assert_array_equal(once, want)
+    nested = jax.tree.map(lambda x: jnp.stack([x, x[::-1]]), batch)  # [2, 2, ...]
+    twice = np.stack([np.asarray(x) for x in jax.jit(jax.vmap(jax.vmap(outcomes)))(nested)], axis=2)
+    np.testing.assert_array_equal(twice, np.stack([want, want[::-1]]))
+
+
 def test_move_outcomes_match_gojax_step(random_positions):
     """Play every legal move with gojax.step and count the result on the board it returns."""
     boards, states = random_positions

@@ -140,12 +140,11 @@ def alphago_planes(
     legal = _blocks.legal_plane(config, state)
     analysis = _chains._analyse(config, state)  # chain labels and liberties, once
     chains = _chains._chains_of(config, analysis)
-    # The chains next to every point, gathered once: the move outcomes and the ladder
-    # candidates (the runner's liberties after its extension) read the same tables.
-    near = _chains._neighbours(config, analysis)
+    # The move outcomes and the ladder candidates (the runner's liberties after its
+    # extension) read the same liberty tables, counted once.
     variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-    mover_after, runner_after = _chains._liberties_after(config, analysis, variants, near)
-    outcomes = _chains._move_outcomes_of(config, analysis, near, mover_after)
+    mover_after, runner_after = _chains._liberties_after(config, analysis, variants)
+    outcomes = _chains._move_outcomes_of(config, analysis, mover_after)
     empty = _blocks.empty_points(config, state)
 
     def at_legal(values):

@@ -106,7 +106,7 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
     head = jax.ops.segment_min(jnp.where(checked, index, points), region, num_segments=segments)
     padded = jnp.concatenate([chains_beside, jnp.full((1, 4), points, jnp.int32)])
     candidates = padded[head]  # [P + 1, 4]
-    candidates = jnp.where(_first_occurrence(candidates, points), candidates, points)
+    candidates = jnp.where(_first_occurrence(candidates.T, points).T, candidates, points)
     # Vital: every checked point of the region touches the candidate.
     wanted = candidates[region]  # [P, 4]
     touches = jnp.any(chains_beside[:, None, :] == wanted[:, :, None], axis=2)

@@ -16,15 +16,22 @@ Method (no ``O(P^2)`` work):
   touching a chain twice counts once), and a ``segment_sum`` over labels
   totals the distinct liberties of every chain. Chain sizes are a
   ``segment_sum`` of the stones.
-* **What a move at each empty point ``p`` would do** (for the mover): the
-  stones of every chain as a bitboard (``uint32[W]``, one ``segment_sum`` of
-  each stone's bit into its label's row: distinct bits, so the sum is the
-  union). The mover's new chain is ``p`` plus the chains of its own
-  neighbours; the captured stones are the opponent neighbours' chains with
-  exactly one liberty (that liberty is ``p``); the new chain's liberties are
-  its neighbour points that are empty after the move (empty points other than
-  ``p``, and the captured stones). That is ``O(P)`` unions of up to four
-  ``N``-word bitboards - no loop and no per-move flood fill.
+* **What a move at each empty point ``p`` would do** (for the mover), from
+  the distinct chains next to ``p`` (their labels, sizes and liberties): the
+  captured stones are the sizes of the opponent chains in atari, the new
+  chain's stones 1 plus the sizes of the mover's. Its liberties: with no
+  chain of its colour joined, the empty (and captured) neighbours; with one
+  chain joined and nothing captured, that chain's liberties but ``p``, plus
+  the empty neighbours the chain does not touch (read off the labels around
+  each neighbour). Only where two or more chains are joined (their
+  liberties may overlap anywhere) or one is joined with a capture is the
+  count made on bitboards: the union of the chains' stones and ``p``,
+  dilated once (:mod:`gojax.features._merges`, pooled over a ``vmap``
+  batch) - no loop and no per-move flood fill.
+
+Arrays over a point's four neighbours are ``[4, P]``, the directions first,
+and are combined one direction at a time: elementwise over the points, which
+XLA vectorises on a CPU.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.stored import stored
 from gojax._core.types import GoConfig, GoState
+from gojax.features import _merges
 
 __all__ = [
     "Chains",
@@ -114,10 +122,35 @@ def _neighbour_table(size: int) -> np.ndarray:
     return _offset_table(size, ((-1, 0), (1, 0), (0, -1), (0, 1)))
 
 
-@functools.cache
-def _point_bitboards(size: int) -> np.ndarray:
-    """``uint32[P, W]``: the bitboard of each single point."""
-    return bb.from_grid_np(np.eye(size * size, dtype=bool).reshape(-1, size, size), size)
+_SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def _shifted(x: jax.Array, fill, size: int, offsets) -> jax.Array:
+    """``[K, P]``: ``x`` (``[P]``) read at each ``(row, col)`` offset (at most 2 away) from
+    every point, ``fill`` (static) off the board.
+
+    Slices of the padded grid, not a gather: under ``vmap`` XLA's CPU compiler lays a
+    gathered table out with the batch last and transposes it back in every consumer.
+    """
+    grid = jnp.pad(x.reshape(size, size), 2, constant_values=fill)
+    views = [grid[2 + dr : 2 + dr + size, 2 + dc : 2 + dc + size] for dr, dc in offsets]
+    return jnp.stack(views).reshape(len(offsets), size * size)
+
+
+def _beside(x: jax.Array, fill, size: int) -> jax.Array:
+    """``[4, P]``: ``x`` (``[P]``) at each point's four neighbours (as :func:`_neighbour_table`),
+    ``fill`` off the board; the directions first.
+
+    The directions lead so that what is computed over the four (a union, a count, the
+    first occurrence) is elementwise over the points, which XLA vectorises on a CPU; a
+    reduction over a trailing axis of 4 runs point by point, several times slower.
+    """
+    return _shifted(x, fill, size, _SIDES)
+
+
+def _over_sides(function, x) -> jax.Array:
+    """``function`` (binary, e.g. ``jnp.add``) folded over the leading axis of ``x``, one entry at a time."""
+    return functools.reduce(function, [x[k] for k in range(x.shape[0])])
 
 
 # --------------------------------------------------------------------------- flat analysis
@@ -139,15 +172,14 @@ def _extend(x: jax.Array, fill) -> jax.Array:
 def _flat_labels(size: int, colours: jax.Array) -> jax.Array:
     """``int32[P]``: smallest point of each stone's chain, ``P`` at empty points."""
     points = size * size
-    table = jnp.asarray(_neighbour_table(size))
     stone = colours != _EMPTY
-    same = stone[:, None] & (_extend(colours, _OFF_BOARD)[table] == colours[:, None])  # [P, 4]
+    same = stone & (_beside(colours, _OFF_BOARD, size) == colours)  # [4, P]
     start = jnp.where(stone, jnp.arange(points, dtype=jnp.int32), points)
 
     def body(carry):
         labels, _ = carry
         extended = _extend(labels, points)
-        smallest = jnp.min(jnp.where(same, extended[table], points), axis=1)
+        smallest = _over_sides(jnp.minimum, jnp.where(same, _beside(labels, points, size), points))
         smallest = jnp.minimum(smallest, labels)
         # Hook: the root each stone points at adopts the smallest label seen
         # next to the stone (every label is a point of the same chain, so the
@@ -164,22 +196,21 @@ def _flat_labels(size: int, colours: jax.Array) -> jax.Array:
 class _Analysis(NamedTuple):
     colours: jax.Array  # int32[P] relative colours
     labels: jax.Array  # int32[P], P at empty points
-    neighbour_labels: jax.Array  # int32[P, 4], P where the neighbour is empty or off board
-    neighbour_colours: jax.Array  # int32[P, 4]
+    neighbour_labels: jax.Array  # int32[4, P], P where the neighbour is empty or off board
+    neighbour_colours: jax.Array  # int32[4, P]
     chain_liberties: jax.Array  # int32[P + 1] liberties by label (0 at P)
     chain_sizes: jax.Array  # int32[P + 1] stones by label (0 at P)
 
 
 def _analyse(config: GoConfig, state: GoState) -> _Analysis:
     size, points = config.size, config.num_points
-    table = jnp.asarray(_neighbour_table(size))
     colours = _relative_colours(config, state)
     labels = _flat_labels(size, colours)
-    neighbour_labels = _extend(labels, points)[table]
-    neighbour_colours = _extend(colours, _OFF_BOARD)[table]
+    neighbour_labels = _beside(labels, points, size)
+    neighbour_colours = _beside(colours, _OFF_BOARD, size)
     # A (chain, liberty) pair counts once: at the first of the empty point's
     # neighbours that carries the chain's label.
-    counted = _first_occurrence(neighbour_labels, points) & (colours == _EMPTY)[:, None]
+    counted = _first_occurrence(neighbour_labels, points) & (colours == _EMPTY)
     chain_liberties = jax.ops.segment_sum(
         counted.astype(jnp.int32).reshape(-1), neighbour_labels.reshape(-1), num_segments=points + 1
     )
@@ -188,14 +219,15 @@ def _analyse(config: GoConfig, state: GoState) -> _Analysis:
 
 
 def _first_occurrence(labels: jax.Array, sentinel: int) -> jax.Array:
-    """``bool[..., 4]``: each label that is not ``sentinel`` and not seen earlier among the 4."""
-    first = [labels[..., 0] != sentinel]
+    """``bool[4, ...]``: each label of ``int[4, ...]`` that is not ``sentinel`` and not seen
+    earlier among the 4 (the leading axis)."""
+    first = [labels[0] != sentinel]
     for k in range(1, 4):
-        fresh = labels[..., k] != sentinel
+        fresh = labels[k] != sentinel
         for j in range(k):
-            fresh = fresh & (labels[..., k] != labels[..., j])
+            fresh = fresh & (labels[k] != labels[j])
         first.append(fresh)
-    return jnp.stack(first, axis=-1)
+    return jnp.stack(first)
 
 
 def _chain_bitboards(size: int, analysis: _Analysis) -> jax.Array:
@@ -209,11 +241,6 @@ def _chain_bitboards(size: int, analysis: _Analysis) -> jax.Array:
         jnp.where(stone, bits, jnp.uint32(0)), segments, num_segments=(points + 1) * words
     )
     return boards.reshape(points + 1, words)
-
-
-def _union4(x: jax.Array) -> jax.Array:
-    """Union over axis 1 of ``uint32[P, 4, W]``."""
-    return x[:, 0] | x[:, 1] | x[:, 2] | x[:, 3]
 
 
 # --------------------------------------------------------------------------- public blocks
@@ -262,96 +289,83 @@ def move_outcomes(config: GoConfig, state: GoState) -> MoveOutcomes:
     return _move_outcomes_of(config, _analyse(config, state))
 
 
-class _Neighbours(NamedTuple):
-    """The chains next to each point, gathered once for every outcome computed from them."""
-
-    boards: jax.Array  # uint32[P, 4, W]: the chain of each neighbour (zero if none)
-    colours: jax.Array  # int32[P, 4]
-    in_atari: jax.Array  # bool[P, 4]: the neighbour's chain has one liberty
-    placed: jax.Array  # uint32[P, W]: each point alone
-    free: jax.Array  # uint32[P, W]: the empty points but the point itself
-    empty_point: jax.Array  # bool[P]
-
-
-def _neighbours(config: GoConfig, analysis: _Analysis) -> _Neighbours:
-    size = config.size
-    placed = jnp.asarray(_point_bitboards(size))
-    empty = bb.from_grid((analysis.colours == _EMPTY).reshape(size, size), size)  # [W]
-    return _Neighbours(
-        boards=_chain_bitboards(size, analysis)[analysis.neighbour_labels],
-        colours=analysis.neighbour_colours,
-        in_atari=analysis.chain_liberties[analysis.neighbour_labels] == 1,
-        placed=placed,
-        free=empty & ~placed,
-        empty_point=analysis.colours == _EMPTY,
-    )
-
-
-def _union_where(flags: jax.Array, boards: jax.Array) -> jax.Array:
-    """``uint32[P, W]``: the union of the ``boards[:, k]`` (``uint32[P, 4, W]``) with ``flags[:, k]``."""
-    return _union4(jnp.where(flags[..., None], boards, jnp.uint32(0)))
-
-
-def _new_chain(near: _Neighbours, colour: int) -> jax.Array:
-    """``uint32[P, W]``: a ``colour`` stone at each point with the chains of its colour it joins."""
-    return near.placed | _union_where(near.colours == colour, near.boards)
-
-
-def _captured(near: _Neighbours, colour: int) -> jax.Array:
-    """``uint32[P, W]``: the other colour's chains in atari next to each point, which ``colour`` takes."""
-    return _union_where((near.colours == _MOVER + _OPPONENT - colour) & near.in_atari, near.boards)
+def _neighbour_facts(analysis: _Analysis, points: int):
+    """``(first, in_atari, sizes)``, ``[4, P]`` each: the neighbour's chain not seen earlier
+    among the 4, whether it has one liberty, its stones."""
+    labels = analysis.neighbour_labels
+    first = _first_occurrence(labels, points)
+    return first, analysis.chain_liberties[labels] == 1, analysis.chain_sizes[labels]
 
 
 def _move_outcomes_of(
-    config: GoConfig,
-    analysis: _Analysis,
-    near: _Neighbours | None = None,
-    liberties_after: jax.Array | None = None,
+    config: GoConfig, analysis: _Analysis, liberties_after: jax.Array | None = None
 ) -> MoveOutcomes:
     """See :func:`move_outcomes`.
 
-    ``near`` (from :func:`_neighbours`) and ``liberties_after`` (``int32[P]``,
-    the ``(_MOVER, True)`` table of :func:`_liberties_after`) are taken when a
-    caller has them already.
+    ``liberties_after`` (``int32[P]``, the ``(_MOVER, True)`` table of
+    :func:`_liberties_after`) is taken when a caller has it already. The
+    sizes are sums over the distinct chains next to each point.
     """
-    size = config.size
-    near = _neighbours(config, analysis) if near is None else near
-    new_chain, captured = _new_chain(near, _MOVER), _captured(near, _MOVER)
+    size, points = config.size, config.num_points
+    colours = analysis.neighbour_colours
+    first, in_atari, sizes = _neighbour_facts(analysis, points)
     if liberties_after is None:
-        liberties_after = _liberties_after(config, analysis, ((_MOVER, True),), near)[0]
-    capture_size = jnp.where(near.empty_point, bb.count(captured), 0)
-    self_atari = jnp.where(near.empty_point & (liberties_after == 1), bb.count(new_chain), 0)
+        liberties_after = _liberties_after(config, analysis, ((_MOVER, True),))[0]
+    empty_point = analysis.colours == _EMPTY
+    taken = _over_sides(jnp.add, jnp.where(first & (colours == _OPPONENT) & in_atari, sizes, 0))
+    joined = 1 + _over_sides(jnp.add, jnp.where(first & (colours == _MOVER), sizes, 0))
     return MoveOutcomes(
         liberties_after=liberties_after.reshape(size, size),
-        capture_size=capture_size.reshape(size, size),
-        self_atari_size=self_atari.reshape(size, size),
+        capture_size=jnp.where(empty_point, taken, 0).reshape(size, size),
+        self_atari_size=jnp.where(empty_point & (liberties_after == 1), joined, 0).reshape(size, size),
     )
 
 
-def _liberties_after(
-    config: GoConfig, analysis: _Analysis, variants, near: _Neighbours | None = None
-) -> jax.Array:
+# For each side ``q`` of a point ``p`` (as :data:`_SIDES`), the three neighbours of ``q`` other than ``p``.
+_RING = tuple((dr + er, dc + ec) for dr, dc in _SIDES for er, ec in _SIDES if (er, ec) != (-dr, -dc))
+
+
+def _liberties_after(config: GoConfig, analysis: _Analysis, variants) -> jax.Array:
     """``int32[V, P]``: liberties after a stone at each empty point, for each ``(colour, captures)``.
 
     ``variants`` (static) lists ``(colour, captures)`` pairs: ``colour`` is
     :data:`_MOVER` or :data:`_OPPONENT` (whose stone it is), ``captures``
     whether the chains it would capture are taken off first (``False``: the
-    liberties as if nothing were captured); 0 at occupied points. The chains'
-    bitboards are gathered once (``near``, if given) and each colour's new
-    chains dilated once, however many variants.
+    liberties as if nothing were captured); 0 at occupied points.
+
+    A stone that joins no chain of its colour has its empty neighbours (and,
+    with captures, its captured neighbours) as liberties; one that joins a
+    single chain and captures nothing has that chain's liberties but its own
+    point, plus its empty neighbours that the chain does not touch (read off
+    the labels around each neighbour). The other points (two or more chains
+    joined, or one joined with a capture) are counted on the chains'
+    bitboards, pooled over the batch (:mod:`gojax.features._merges`).
     """
-    near = _neighbours(config, analysis) if near is None else near
-    around = {
-        colour: bb.neighbours(_new_chain(near, colour), config.size)
-        for colour in dict.fromkeys(c for c, _ in variants)
-    }
-    tables = []
+    size, points = config.size, config.num_points
+    labels, colours = analysis.neighbour_labels, analysis.neighbour_colours
+    first, in_atari, _ = _neighbour_facts(analysis, points)
+    empty_side = colours == _EMPTY
+    empty_point = analysis.colours == _EMPTY
+    ring = _shifted(analysis.labels, points, size, _RING).reshape(4, 3, points)
+    local, merge = [], jnp.zeros((points,), jnp.bool_)
     for colour, captures in variants:
-        free = near.free | _captured(near, colour) if captures else near.free
-        tables.append(jnp.where(near.empty_point, bb.count(around[colour] & free), 0))
+        own = first & (colours == colour)
+        joined = _over_sides(jnp.add, own.astype(jnp.int32))
+        taken = (colours == _MOVER + _OPPONENT - colour) & in_atari if captures else jnp.zeros_like(own)
+        chain = _over_sides(jnp.maximum, jnp.where(own, labels, -1))  # the chain joined, if one
+        touched = _over_sides(jnp.logical_or, jnp.moveaxis(ring == chain, 1, 0))  # [4, P]: a liberty of it
+        alone = _over_sides(jnp.add, (empty_side | taken).astype(jnp.int32))
+        extended = analysis.chain_liberties[jnp.where(chain < 0, points, chain)] - 1
+        extended = extended + _over_sides(jnp.add, (empty_side & ~touched).astype(jnp.int32))
+        local.append(jnp.where(empty_point, jnp.where(joined == 0, alone, extended), 0))
+        taking = _over_sides(jnp.logical_or, taken)
+        merge = merge | (empty_point & ((joined >= 2) | ((joined == 1) & taking)))
+    empty = bb.from_grid(empty_point.reshape(size, size), size)
+    boards = _chain_bitboards(size, analysis)
+    exact = _merges.merged_liberties(size, variants, boards, labels, colours, in_atari, empty, merge)
     # Stored: the callers gather from the tables, and XLA would otherwise recompute the
     # counts for every gathered entry.
-    return stored(jnp.stack(tables))
+    return stored(jnp.where(merge, exact, jnp.stack(local)))
 
 
 def liberties_after_move(config: GoConfig, state: GoState) -> jax.Array:

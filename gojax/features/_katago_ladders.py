@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
@@ -73,9 +74,8 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     # liberties out, at most 1 caught) or the read; with one, the read tries the capture too.
     hunter = 3 - colours  # the other relative colour at stones (1 <-> 2)
     counter = jnp.any(
-        (analysis.neighbour_colours == hunter[:, None])
-        & (analysis.chain_liberties[analysis.neighbour_labels] == 1),
-        axis=1,
+        (analysis.neighbour_colours == hunter) & (analysis.chain_liberties[analysis.neighbour_labels] == 1),
+        axis=0,
     )
     counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0
     one = root & (libs == 1)
@@ -90,28 +90,23 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
         [two & (for_owner(plain, high) - 1 <= 2), two & (for_owner(plain, low) - 1 <= 2)]
     )
 
-    turn = state.turn.astype(jnp.int32)
-
-    owner = jnp.where(mover_chain, turn, 1 - turn)  # by chain
+    # One liberty: the owner moves first; two: the attacker, on either liberty. The
+    # attacker is the side to move where the chain is the opponent's.
     chain = jnp.arange(points, dtype=jnp.int32)
-    ko = state.ko_point.astype(jnp.int32)
-    # One liberty: the owner moves first; two: the attacker, on either liberty.
-    first_ko = jnp.where(owner == turn, ko, -1)
-    twice = jnp.concatenate([chain, chain])
-    attacker = jnp.concatenate([1 - owner, 1 - owner])
+    mover_attacks = ~mover_chain
     # Both kinds of read share one pool: chains in atari first, then the two-liberty ones.
-    codes = jnp.concatenate(
-        [jnp.full((points,), _read.mode_code("defend")), jnp.full((2 * points,), _read.mode_code("capture"))]
-    )
+    defend, capture = _read.MODES.index("defend"), _read.MODES.index("capture")
+    codes = np.concatenate([np.full((points,), defend), np.full((2 * points,), capture)]).astype(np.int32)
     read = _pool.pooled_reads(
         size,
         codes,
         state.stones,
         state.atari,
-        jnp.concatenate([1 - owner, attacker]),
-        jnp.concatenate([first_ko, jnp.where(attacker == turn, ko, -1)]),
+        state.turn,
+        state.ko_point,
+        jnp.concatenate([mover_attacks] * 3),
         jnp.concatenate([chain, low, high]),
-        jnp.concatenate([chain, twice]),
+        jnp.concatenate([chain, chain, chain]),
         jnp.concatenate([to_escape, to_capture]),
     )
     escaped_not, captured = read[:points], read[points:]

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from gojax._core import bitboard as bb
 from gojax._core import checks
@@ -126,40 +127,48 @@ def _check_chunk(chunk) -> None:
     checks.integer(chunk, "chunk", least=1)
 
 
-def _reads(config, state, candidates, mode, legal):
-    """The pool's arguments for the flagged (point, neighbour) ``candidates`` (``bool[P, 4]``)."""
+def _reads(config, candidates, mode, legal):
+    """The pool's task arrays for the flagged (neighbour, point) ``candidates`` (``bool[4, P]``):
+    ``(codes, mover attacks, moves, flags)``, the first three the same for every game."""
     points = config.num_points
     # The plane keeps legal moves only: the reads of the others are not made.
-    flags = (candidates & legal.reshape(points, 1)).reshape(-1)  # bool[P * 4]
-    moves = jnp.arange(points * 4, dtype=jnp.int32) // 4
-    turn = state.turn.astype(jnp.int32)
-    attacker = jnp.full(flags.shape, turn if mode == "capture" else 1 - turn)
-    ko = jnp.full(flags.shape, state.ko_point.astype(jnp.int32))
-    codes = jnp.full(flags.shape, _read.mode_code(mode))
-    return codes, attacker, ko, moves, flags
+    flags = (candidates & legal.reshape(points)).reshape(-1)  # bool[4 * P]
+    moves = np.arange(4 * points, dtype=np.int32) % points
+    codes = np.full(flags.shape, _read.MODES.index(mode), np.int32)
+    return codes, np.full(flags.shape, mode == "capture"), moves, flags
 
 
-def _won(config, mode, moves, flags, captured, legal):
-    """``bool[N, N]``: the points of the reads the mover wins (``bool[T]`` each)."""
+def _won(config, mode, flags, captured, legal):
+    """``bool[N, N]``: the points of the reads the mover wins (``bool[4 * P]`` each, the
+    side of the point first): an OR over the four sides, no scatter."""
     points = config.num_points
-    won = captured if mode == "capture" else flags & ~captured
-    plane = jnp.zeros((points + 1,), jnp.bool_).at[jnp.where(won, moves, points)].set(True)
-    return plane[:points].reshape(config.size, config.size) & legal
+    won = (captured if mode == "capture" else flags & ~captured).reshape(4, points)
+    return (won[0] | won[1] | won[2] | won[3]).reshape(config.size, config.size) & legal
 
 
 def _pooled(config, state, reads, prey):
     """Every read of ``reads`` (tuples from :func:`_reads`), in one pool: ``bool[T]`` captured."""
-    codes, attacker, ko, moves, flags = (jnp.concatenate(parts) for parts in zip(*reads, strict=True))
+    codes, mover_attacks, moves = (np.concatenate(parts) for parts in list(zip(*reads, strict=True))[:3])
+    flags = jnp.concatenate([r[3] for r in reads])
     return _pool.pooled_reads(
-        config.size, codes, state.stones, state.atari, attacker, ko, moves, jnp.concatenate(prey), flags
+        config.size,
+        codes,
+        state.stones,
+        state.atari,
+        state.turn,
+        state.ko_point,
+        mover_attacks,
+        moves,
+        jnp.concatenate(prey),
+        flags,
     )
 
 
 def _plane(config, state, candidates, prey_of, mode, legal):
-    """Reads every flagged (point, neighbour) candidate, pooled over the batch (``bool[N, N]``)."""
-    reads = _reads(config, state, candidates, mode, legal)
+    """Reads every flagged (neighbour, point) candidate, pooled over the batch (``bool[N, N]``)."""
+    reads = _reads(config, candidates, mode, legal)
     captured = _pooled(config, state, [reads], [prey_of.reshape(-1)])
-    return _won(config, mode, reads[3], reads[4], captured, legal)
+    return _won(config, mode, reads[3], captured, legal)
 
 
 def _extend_bool(x):
@@ -210,7 +219,7 @@ def ladder_escape_plane(
 
 
 def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array:
-    """``bool[P, 4]``: empty point whose neighbour ``k`` is in a chain of ``colour`` with ``liberties``.
+    """``bool[4, P]``: empty point whose neighbour ``k`` is in a chain of ``colour`` with ``liberties``.
 
     Each chain is flagged once per point (at its first occurrence among the 4).
     """
@@ -218,11 +227,11 @@ def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array
         analysis.chain_liberties[analysis.neighbour_labels] == liberties
     )
     first = _chains._first_occurrence(analysis.neighbour_labels, points)
-    return (analysis.colours == _chains._EMPTY)[:, None] & target & first
+    return (analysis.colours == _chains._EMPTY) & target & first
 
 
 def _capture_candidates(config, analysis, runner=None):
-    """``bool[P, 4]``: the capture reads worth making.
+    """``bool[4, P]``: the capture reads worth making.
 
     ``runner``: ``int32[P]``, the ``(_OPPONENT, False)`` table of
     :func:`gojax.features._chains._liberties_after`, if already computed.
@@ -233,9 +242,9 @@ def _capture_candidates(config, analysis, runner=None):
     # liberties, p and q) extends at q, making the chain q + the runner's chains next to q.
     # Its liberties then are at least those it would have on the board as it is, without
     # captures, minus p: if that is 3 or more the runner is out, whatever happens.
-    labels = analysis.neighbour_labels  # [P, 4]
+    labels = analysis.neighbour_labels  # [4, P]
     low, high = _liberty_ends(analysis, points)
-    here = jnp.arange(points, dtype=jnp.int32)[:, None]
+    here = jnp.arange(points, dtype=jnp.int32)
     other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
     if runner is None:
         runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
@@ -244,7 +253,7 @@ def _capture_candidates(config, analysis, runner=None):
 
 
 def _escape_candidates(config, analysis, after=None):
-    """``(bool[P, 4] reads to make, bool[N, N] escapes known without a read)``.
+    """``(bool[4, P] reads to make, bool[N, N] escapes known without a read)``.
 
     ``after``: the mover's liberties after a move at each point (``int[P]`` or
     ``int[N, N]``, :attr:`gojax.features.MoveOutcomes.liberties_after`), if
@@ -256,8 +265,8 @@ def _escape_candidates(config, analysis, after=None):
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
     if after is None:
         after = _chains._move_outcomes_of(config, analysis).liberties_after
-    after = after.reshape(points, 1)
-    escaped = jnp.any(candidates & (after >= 3), axis=1).reshape(config.size, config.size)
+    after = after.reshape(points)
+    escaped = jnp.any(candidates & (after >= 3), axis=0).reshape(config.size, config.size)
     return candidates & (after == 2), escaped
 
 
@@ -285,14 +294,13 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
     """
     capture = _capture_candidates(config, analysis, runner_liberties)
     to_read, escaped = _escape_candidates(config, analysis, liberties_after)
-    reads = [_reads(config, state, c, mode, legal) for c, mode in ((capture, "capture"), (to_read, "extend"))]
+    reads = [_reads(config, c, mode, legal) for c, mode in ((capture, "capture"), (to_read, "extend"))]
     prey = analysis.neighbour_labels.reshape(-1)
     captured = _pooled(config, state, reads, [prey, prey])
     split = prey.shape[0]
     parts = (captured[:split], captured[split:])
     planes = [
-        _won(config, m, r[3], r[4], c, legal)
-        for r, m, c in zip(reads, ("capture", "extend"), parts, strict=True)
+        _won(config, m, r[3], c, legal) for r, m, c in zip(reads, ("capture", "extend"), parts, strict=True)
     ]
     return planes[0], planes[1] | (escaped & legal)
 
@@ -300,11 +308,9 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
 def _liberty_ends(analysis, points: int):
     """``int32[P + 1]`` each: the smallest and largest liberty of every chain (by label)."""
     labels = analysis.neighbour_labels.reshape(-1)
-    counted = (
-        _chains._first_occurrence(analysis.neighbour_labels, points)
-        & (analysis.colours == _chains._EMPTY)[:, None]
-    )
-    where = jnp.broadcast_to(jnp.arange(points, dtype=jnp.int32)[:, None], counted.shape)
+    empty = analysis.colours == _chains._EMPTY
+    counted = _chains._first_occurrence(analysis.neighbour_labels, points) & empty
+    where = jnp.broadcast_to(jnp.arange(points, dtype=jnp.int32), counted.shape)
     low = jax.ops.segment_min(jnp.where(counted, where, points).reshape(-1), labels, num_segments=points + 1)
     high = jax.ops.segment_max(jnp.where(counted, where, -1).reshape(-1), labels, num_segments=points + 1)
     return low, high

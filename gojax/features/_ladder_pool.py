@@ -4,14 +4,19 @@ Under ``jax.vmap`` a loop runs as long as its longest lane, and every lane
 does the work of every round: vmapping one game's reads over a batch would
 read ``batch x candidates`` ladders to the length of the longest. Instead,
 :func:`pooled_reads` has a batching rule (``jax.custom_batching.custom_vmap``)
-that flattens the reads of every game of the batch into one list, keeps the
-active ones (most candidates are settled without a read) and runs them
-``SLOTS`` at a time; nested ``vmap`` levels flatten again. The result is the
-same as reading each game on its own.
+that takes the active reads of every game of the batch (most candidates
+are settled without a read) and runs them ``SLOTS`` at a time; nested
+``vmap`` levels flatten again. The result is the same as reading each game
+on its own. The active reads are not listed: each game's flags are packed
+into words and a slot finds its next read by the games' running counts and
+a set-bit search in one game's words, and task arrays that are the same for
+every game (the read's kind, AlphaGo's candidate moves) are not copied per
+game, so nothing but the packing is computed over every candidate of the
+batch.
 
-A read is a *task*: a board (index into the boards' stones), the attacker's
-colour, the ko point forbidden to the first mover, the first move
-(``"capture"`` reads) and a stone of the runner; see
+A read is a *task* of a game: its kind, whether the side to move attacks,
+the first move (``"capture"`` reads) and a stone of the runner; the game's
+ko point binds the read's first move when the side to move makes it. See
 :mod:`gojax.features._ladder_read` for the chase itself.
 """
 
@@ -22,6 +27,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax.features import _ladder_read as _read
 
@@ -30,59 +36,91 @@ __all__ = ["SLOTS", "pooled_reads"]
 SLOTS = 128  # reads run together; each chunk runs to its longest chase
 
 
-def _pool(size: int, mode, stones, atari, board, attacker, ko, move, prey, active):
-    """``bool[T]``: whether each active task's runner is captured (False for inactive ones).
+def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, prey, active):
+    """``bool[G, T]``: whether each active task's runner is captured (False for inactive ones).
 
-    ``SLOTS`` chases run side by side, one round per loop step; a slot whose
-    chase ends takes the next active task at the next step, so the loop runs
-    about ``(total rounds) / SLOTS + (longest chase)`` steps.
+    ``stones``, ``atari``: ``uint32[G, 2, W]``, ``G`` games; ``turn``,
+    ``ko_point``: ``int32[G]``; ``active``: ``bool[G, T]``, each game's tasks;
+    the other task arrays ``int32[G, T]`` or ``int32[1, T]`` (the same for
+    every game). ``SLOTS`` chases run side by
+    side, one round per loop step; a slot whose chase ends takes the next
+    active task at the next step, so the loop runs about ``(total rounds) /
+    SLOTS + (longest chase)`` steps.
+
+    The active tasks are found without listing them: each game's flags are
+    packed into words, a slot's ``k``-th active task is in the game whose
+    running count passes ``k`` and is the right set bit of that game's words
+    (:func:`gojax._core.bitboard.select_points`), so nothing is computed over
+    every task of the batch but the packing.
     """
-    tasks = active.shape[0]
-    slots = min(tasks, SLOTS)
-    (order,) = jnp.nonzero(active, size=tasks, fill_value=tasks)
-    count = jnp.sum(active.astype(jnp.int32))
+    games, tasks = active.shape
+    slots = min(games * tasks, SLOTS)
+    packed = bb.pack(active)  # uint32[G, ceil(T / 32)]
+    ends = jnp.cumsum(bb.count(packed))  # active tasks of the games up to each
+    count = ends[-1]
     limit = _read.max_rounds(size)
 
-    def opening(index):
+    def locate(rank):
+        game = jnp.minimum(jnp.searchsorted(ends, rank, side="right"), games - 1).astype(jnp.int32)
+        before = jnp.where(game > 0, ends[jnp.maximum(game - 1, 0)], 0)
+        task = bb.select_points(packed[game], (rank - before)[:, None])[:, 0]
+        return game, jnp.maximum(task, 0)
+
+    def per_task(x, game, task):
+        return x[jnp.minimum(game, x.shape[0] - 1), jnp.minimum(task, x.shape[1] - 1)]
+
+    def opening(game, task):
         # The chases' bitboards are words first (uint32[W, SLOTS]): see _ladder_read.
-        g, a = board[index], attacker[index]
-        return _read.start(size, stones[g, a].T, stones[g, 1 - a].T, atari[g, a].T, ko[index], prey[index])
+        a = jnp.where(per_task(mover_attacks, game, task) != 0, turn[game], 1 - turn[game])
+        # The game's ko point binds the first mover if it is the side to move.
+        attacker_first = per_task(mode, game, task) == _read.MODES.index("capture")
+        first = jnp.where(attacker_first, a, 1 - a)
+        ko = jnp.where(first == turn[game], ko_point[game], -1)
+        prey_point = per_task(prey, game, task)
+        return _read.start(size, stones[game, a].T, stones[game, 1 - a].T, atari[game, a].T, ko, prey_point)
 
     def body(carry):
-        taken, task, position, status, rounds, result = carry
+        taken, game, task, position, status, rounds, result = carry
         free = status != _read.RUNNING
         pick = taken + jnp.cumsum(free.astype(jnp.int32)) - 1
         take = free & (pick < count)
-        task = jnp.where(take, order[jnp.minimum(pick, tasks - 1)], task)
-        fresh = jax.lax.cond(jnp.any(take), lambda: opening(task), lambda: position)
+        picked_game, picked_task = locate(pick)
+        game = jnp.where(take, picked_game, game)
+        task = jnp.where(take, picked_task, task)
+        fresh = jax.lax.cond(jnp.any(take), lambda: opening(game, task), lambda: position)
         position = jax.tree.map(lambda new, old: _where(take, new, old), fresh, position)
         status = jnp.where(take, _read.RUNNING, status)
         rounds = jnp.where(take, 0, rounds)
         taken = taken + jnp.sum(take.astype(jnp.int32))
         running = status == _read.RUNNING
-        advanced, next_status = _read.advance(size, position, mode[task], move[task], rounds)
+        advanced, next_status = _read.advance(
+            size, position, per_task(mode, game, task), per_task(move, game, task), rounds
+        )
         position = jax.tree.map(lambda new, old: _where(running, new, old), advanced, position)
         rounds = rounds + running.astype(jnp.int32)
         status = jnp.where(running, next_status, status)
         status = jnp.where((status == _read.RUNNING) & (rounds >= limit), _read.CAPTURED, status)
         done = running & (status != _read.RUNNING)
-        result = result.at[jnp.where(done, task, tasks)].set(status == _read.CAPTURED, mode="drop")
-        return taken, task, position, status, rounds, result
+        where = jnp.where(done, game * tasks + task, games * tasks)
+        result = result.at[where].set(status == _read.CAPTURED, mode="drop")
+        return taken, game, task, position, status, rounds, result
 
     def cond(carry):
-        taken, _, _, status, _, _ = carry
+        taken, _, _, _, status, _, _ = carry
         return (taken < count) | jnp.any(status == _read.RUNNING)
 
     empty = jnp.zeros((stones.shape[-1], slots), jnp.uint32)
+    none = jnp.zeros((slots,), jnp.int32)
     start = (
         jnp.int32(0),
-        jnp.zeros((slots,), jnp.int32),
+        none,
+        none,
         _read.Position(empty, empty, empty, empty, empty),
         jnp.full((slots,), _read.ESCAPED, jnp.int32),
-        jnp.zeros((slots,), jnp.int32),
-        jnp.zeros((tasks,), jnp.bool_),
+        none,
+        jnp.zeros((games * tasks,), jnp.bool_),
     )
-    return loops.while_loop(cond, body, start)[-1]
+    return loops.while_loop(cond, body, start)[-1].reshape(games, tasks)
 
 
 def _where(flags, new, old):
@@ -90,33 +128,38 @@ def _where(flags, new, old):
     return jnp.where(flags, new, old)
 
 
+# The arguments of the pool whose games may be shared (a leading axis of 1): the tasks'.
+_SHARED = (False, False, False, False, True, True, True, True, False)
+
+
 @functools.cache
 def _pooled(size: int):
     @jax.custom_batching.custom_vmap
-    def pooled(stones, atari, board, mode, attacker, ko, move, prey, active):
-        return _pool(size, mode, stones, atari, board, attacker, ko, move, prey, active)
+    def pooled(stones, atari, turn, ko_point, mode, mover_attacks, move, prey, active):
+        return _pool(size, stones, atari, turn, ko_point, mode, mover_attacks, move, prey, active)
 
     @pooled.def_vmap
-    def rule(axis_size, in_batched, stones, atari, board, mode, attacker, ko, move, prey, active):
-        args = [stones, atari, board, mode, attacker, ko, move, prey, active]
-        args = [
-            x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
-            for x, batched in zip(args, in_batched, strict=True)
-        ]
-        stones, atari, board, mode, attacker, ko, move, prey, active = args
-        games = stones.shape[1]
-        board = board + (jnp.arange(axis_size, dtype=board.dtype) * games)[:, None]
+    def rule(axis_size, in_batched, *args):
+        pairs = list(zip(args, in_batched, strict=True))
+        games = max(x.shape[1] if batched else x.shape[0] for x, batched in pairs)
 
-        def flat(x):
-            return x.reshape((-1, *x.shape[2:]))
+        def flat(x, batched, shared):
+            if not batched and shared and x.shape[0] == 1:
+                return x  # the same tasks for every game: kept as they are
+            if not batched:
+                x = x[None]
+            x = jnp.broadcast_to(x, (axis_size, games, *x.shape[2:]))
+            return x.reshape((axis_size * games, *x.shape[2:]))
 
-        out = pooled(*(flat(x) for x in (stones, atari, board, mode, attacker, ko, move, prey, active)))
-        return out.reshape(active.shape), True
+        out = pooled(*(flat(*a) for a in zip(args, in_batched, _SHARED, strict=True)))
+        return out.reshape(axis_size, games, -1), True
 
     return pooled
 
 
-def pooled_reads(size: int, mode, stones, atari, attacker, ko, move, prey, active) -> jax.Array:
+def pooled_reads(
+    size: int, mode, stones, atari, turn, ko_point, mover_attacks, move, prey, active
+) -> jax.Array:
     """Ladder reads of ONE game's tasks, pooled with the other games' under ``vmap``.
 
     Args:
@@ -126,27 +169,37 @@ def pooled_reads(size: int, mode, stones, atari, attacker, ko, move, prey, activ
         reads of several kinds share one pool.
       stones: ``uint32[2, W]`` the game's stones, black then white.
       atari: ``uint32[2, W]`` its stones whose chain has one liberty, by colour.
-      attacker: ``int32[T]`` the attacker's colour index (0 black, 1 white) of each read.
-      ko: ``int32[T]`` the point the first mover may not play (-1: none).
-      move: ``int32[T]`` the attacker's first atari (``"capture"``; else ignored).
+      turn: ``int[]`` the colour index to move (0 black, 1 white).
+      ko_point: ``int[]`` the point the side to move may not play (-1: none);
+        it binds the first move of a read made by that side.
+      mover_attacks: ``bool[T]`` (or one for all) whether the side to move is
+        the attacker of each read.
+      move: ``int32[T]`` (or one for all) the attacker's first atari (``"capture"``; else ignored).
       prey: ``int32[T]`` a stone of the runner.
       active: ``bool[T]`` the reads to make.
 
     Returns:
       ``bool[T]``: the runner is captured (False where not active).
+
+    Arrays the same for every game of a batch (the modes, the moves of
+    AlphaGo's candidates) are not copied per game.
     """
     tasks = active.shape[0]
-    board = jnp.zeros((tasks,), jnp.int32)
-    as_int = functools.partial(jnp.asarray, dtype=jnp.int32)
-    mode = jnp.broadcast_to(_read.mode_code(mode), (tasks,))
-    return _pooled(size)(
+
+    def per_task(x):
+        x = jnp.asarray(x, jnp.int32)
+        return x.reshape(1, -1) if x.ndim else x.reshape(1, 1)
+
+    pooled = _pooled(size)(
         stones[None],
         atari[None],
-        board,
-        mode,
-        as_int(attacker),
-        as_int(ko),
-        as_int(move),
-        as_int(prey),
-        active,
+        jnp.asarray(turn, jnp.int32).reshape(1),
+        jnp.asarray(ko_point, jnp.int32).reshape(1),
+        per_task(_read.mode_code(mode)),
+        per_task(mover_attacks),
+        per_task(move),
+        per_task(prey),
+        active[None],
     )
+    del tasks
+    return pooled[0]
