@@ -494,6 +494,13 @@ def test_turns_since_counts_moves_and_passes():
         assert since[r, c] == min(9 - k, 8), (move, since[r, c])
     assert since[3, 3] == 0  # empty point
     assert since.dtype == np.int32
+    want = np.zeros((N, N), int)
+    for k, move in enumerate(moves):
+        if move != P:
+            want.flat[move] = min(9 - k, 8)
+    planes = np.asarray(jitted("turns_since_planes")(state, hist))
+    assert planes.shape == (N, N, 8) and planes.dtype == np.bool_
+    np.testing.assert_array_equal(planes, want[..., None] == np.arange(1, 9))
 
 
 def test_turns_since_after_a_capture_and_replay():

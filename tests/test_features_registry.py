@@ -24,14 +24,16 @@ PRESETS = {
     "basic": (features.basic_planes, 15, False),
     "alphago_zero": (None, 17, True),
     "pgx": (None, 17, True),
-    "alphago": (features.alphago_planes, 48, True),
+    "alphago": (None, 48, True),
     "alphago_value": (None, 49, True),
 }
 # Presets registered as a function with settings: name -> (function, its keyword arguments).
 PARTIALS = {
     "alphago_zero": (features.alphago_zero_planes, {"dtype": jnp.bool_}),
     "pgx": (features.alphago_zero_planes, {"dtype": jnp.bool_, "colour_plane": "white"}),
-    "alphago_value": (features.alphago_planes, {"player_colour": True}),
+    "alphago": (features.alphago_planes, {"dtype": jnp.bool_}),
+    "alphago_value": (features.alphago_planes, {"player_colour": True, "dtype": jnp.bool_}),
+    "katago": (features.katago_planes, {"dtype": jnp.bool_}),
 }
 _FRESH = itertools.count()
 
@@ -53,7 +55,7 @@ def test_lookup_returns_the_registered_specs():
         observe = features.observation(name).observe
         assert observe.func is function and observe.keywords == keywords, name
     katago = features.observation("katago")
-    assert katago.observe is features.katago_planes and katago.with_globals and katago.needs_history
+    assert katago.with_globals and katago.needs_history
 
 
 def test_unknown_name_is_an_error_listing_the_known_ones():
@@ -125,7 +127,10 @@ def test_every_registered_observation_has_its_declared_shape():
         spec = features.observation(name)
         assert spec.channels(config) == channels, name
         batched = jax.vmap(functools.partial(spec, config))
-        assert jax.eval_shape(batched, states, hists).shape == (8, size, size, channels), name
+        shape = jax.eval_shape(batched, states, hists)
+        assert shape.shape == (8, size, size, channels), name
+        # basic is the AlphaZero network's input, computed at every search expansion.
+        assert shape.dtype == (jnp.float32 if name == "basic" else jnp.bool_), name
         if name in ("basic", "alphago_zero", "pgx"):  # values too (the ladder presets take long to compile)
             planes = np.asarray(jax.jit(batched)(states, hists))
             assert np.isin(planes, [0, 1]).all(), f"{name} is declared binary"
@@ -133,6 +138,7 @@ def test_every_registered_observation_has_its_declared_shape():
     katago = features.observation("katago")
     planes, globals_ = jax.eval_shape(jax.vmap(functools.partial(katago, config)), states, hists)
     assert planes.shape == (8, size, size, katago.channels(config)) and globals_.shape[0] == 8
+    assert planes.dtype == jnp.bool_ and globals_.dtype == jnp.float32
     assert katago.channels(config) == features.KATAGO_CHANNELS.num_channels
 
 

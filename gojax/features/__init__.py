@@ -65,6 +65,7 @@ from gojax.features._blocks import (
     self_atari_size,
     stack_planes,
     turns_since,
+    turns_since_planes,
     zeros,
 )
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory, history_init, history_push
@@ -161,5 +162,6 @@ __all__ = [
     "self_atari_size",
     "stack_planes",
     "turns_since",
+    "turns_since_planes",
     "zeros",
 ]

@@ -155,7 +155,7 @@ def alphago_planes(
         _blocks.opponent_stones(config, state),
         empty,
         _blocks.ones(config, jnp.bool_),
-        _blocks.one_hot_planes(_blocks.turns_since(config, state, hist), _ONE_HOT),
+        _blocks.turns_since_planes(config, state, hist),
         _blocks.one_hot_planes(chains.liberties, _ONE_HOT),
         at_legal(outcomes.capture_size),
         at_legal(outcomes.self_atari_size),

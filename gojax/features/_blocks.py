@@ -76,6 +76,7 @@ __all__ = [
     "self_atari_size",
     "stack_planes",
     "turns_since",
+    "turns_since_planes",
     "zeros",
 ]
 
@@ -108,12 +109,29 @@ def turns_since(config: GoConfig, state: GoState, hist: BoardHistory) -> jax.Arr
       hist: its :class:`~gojax.features.BoardHistory` (``hist.stones[i]`` the
         board ``i`` moves ago).
     """
-    size = config.size
-    now = bb.to_grid(state.stones, size)  # [2, N, N]
-    past = bb.to_grid(hist.stones[1:HISTORY_LENGTH], size)  # [7, 2, N, N]
-    stood = jnp.any(now[None] & past, axis=1)  # [7, N, N]: same stone i moves ago
-    age = 1 + jnp.sum(jnp.cumprod(stood.astype(jnp.int32), axis=0), axis=0)
-    return jnp.where(now[0] | now[1], age, 0).astype(jnp.int32)
+    older = bb.to_grid(_standing(state, hist), config.size)  # [8, N, N]
+    return jnp.sum(older.astype(jnp.int32), axis=0)
+
+
+def _standing(state: GoState, hist: BoardHistory) -> jax.Array:
+    """``uint32[8, W]``: entry ``k`` the stones (either colour) that stood, in their colour,
+    on each of the boards of the last ``k + 1`` times (entry 0 every stone), so a stone is
+    ``k + 1`` or more moves old in entry ``k``."""
+    now = state.stones  # [2, W]
+    standing = [now[0] | now[1]]
+    for ago in range(1, HISTORY_LENGTH):
+        then = hist.stones[ago]
+        standing.append(standing[-1] & ((now[0] & then[0]) | (now[1] & then[1])))
+    return jnp.stack(standing)
+
+
+def turns_since_planes(config: GoConfig, state: GoState, hist: BoardHistory) -> jax.Array:
+    """``bool[N, N, 8]``: :func:`turns_since` one-hot (plane ``k`` the stones ``k + 1``
+    moves old, the last plane 8 or more), from the bitboards with no integer plane."""
+    standing = _standing(state, hist)
+    exact = standing[:-1] & ~standing[1:]  # [7, W]: exactly k + 1 moves old
+    planes = bb.to_grid(jnp.concatenate([exact, standing[-1:]]), config.size)  # [8, N, N]
+    return jnp.moveaxis(planes, 0, -1)
 
 
 def mover_stones(config: GoConfig, state: GoState) -> jax.Array:

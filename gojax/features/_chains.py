@@ -63,6 +63,9 @@ __all__ = [
 ]
 
 _EMPTY, _MOVER, _OPPONENT, _OFF_BOARD = 0, 1, 2, 3
+# Bits of a chain's liberty count in the analysis' packed segment sum: a count is at most
+# P <= 625 < 2^10, and the sum of the liberties' points at most P^2 / 2 < 2^18 fits above.
+_COUNT_BITS = 10
 
 
 class Chains(NamedTuple):
@@ -199,7 +202,18 @@ class _Analysis(NamedTuple):
     neighbour_labels: jax.Array  # int32[4, P], P where the neighbour is empty or off board
     neighbour_colours: jax.Array  # int32[4, P]
     chain_liberties: jax.Array  # int32[P + 1] liberties by label (0 at P)
+    liberty_sums: jax.Array  # int32[P + 1] the sum of the liberties' points by label (0 at P)
     chain_sizes: jax.Array  # int32[P + 1] stones by label (0 at P)
+    # By point, read once by label; 0 at empty points. The same next to each point are
+    # slices of these (no gather by label per side).
+    stone_liberties: jax.Array  # int32[P]
+    stone_sums: jax.Array  # int32[P]: the chain's liberty_sums
+    stone_sizes: jax.Array  # int32[P]
+
+    def beside(self, values: jax.Array, size: int) -> jax.Array:
+        """``int32[4, P]``: per-point ``values`` (``int32[P]``, 0 at empty points) at each
+        point's four neighbours, 0 off the board."""
+        return _beside(values, 0, size)
 
 
 def _analyse(config: GoConfig, state: GoState) -> _Analysis:
@@ -211,11 +225,31 @@ def _analyse(config: GoConfig, state: GoState) -> _Analysis:
     # A (chain, liberty) pair counts once: at the first of the empty point's
     # neighbours that carries the chain's label.
     counted = _first_occurrence(neighbour_labels, points) & (colours == _EMPTY)
-    chain_liberties = jax.ops.segment_sum(
-        counted.astype(jnp.int32).reshape(-1), neighbour_labels.reshape(-1), num_segments=points + 1
+    # Each pair adds 1 to its chain's count and its point to the chain's sum of liberty
+    # points, in one segment_sum (the two share an int32, see _COUNT_BITS).
+    at = jnp.arange(points, dtype=jnp.int32)
+    packed = jax.ops.segment_sum(
+        jnp.where(counted, 1 + (at << _COUNT_BITS), 0).reshape(-1),
+        neighbour_labels.reshape(-1),
+        num_segments=points + 1,
     )
+    chain_liberties = packed & ((1 << _COUNT_BITS) - 1)
+    liberty_sums = packed >> _COUNT_BITS
     chain_sizes = jax.ops.segment_sum((colours != _EMPTY).astype(jnp.int32), labels, num_segments=points + 1)
-    return _Analysis(colours, labels, neighbour_labels, neighbour_colours, chain_liberties, chain_sizes)
+    stone = colours != _EMPTY
+    by_point = packed[labels]
+    return _Analysis(
+        colours,
+        labels,
+        neighbour_labels,
+        neighbour_colours,
+        chain_liberties,
+        liberty_sums,
+        chain_sizes,
+        stone_liberties=jnp.where(stone, by_point & ((1 << _COUNT_BITS) - 1), 0),
+        stone_sums=jnp.where(stone, by_point >> _COUNT_BITS, 0),
+        stone_sizes=jnp.where(stone, chain_sizes[labels], 0),
+    )
 
 
 def _first_occurrence(labels: jax.Array, sentinel: int) -> jax.Array:
@@ -260,8 +294,8 @@ def _chains_of(config: GoConfig, analysis: _Analysis) -> Chains:
     stone = analysis.colours != _EMPTY
     return Chains(
         labels=jnp.where(stone, analysis.labels, -1).reshape(size, size),
-        sizes=jnp.where(stone, analysis.chain_sizes[analysis.labels], 0).reshape(size, size),
-        liberties=jnp.where(stone, analysis.chain_liberties[analysis.labels], 0).reshape(size, size),
+        sizes=analysis.stone_sizes.reshape(size, size),
+        liberties=analysis.stone_liberties.reshape(size, size),
     )
 
 
@@ -289,12 +323,13 @@ def move_outcomes(config: GoConfig, state: GoState) -> MoveOutcomes:
     return _move_outcomes_of(config, _analyse(config, state))
 
 
-def _neighbour_facts(analysis: _Analysis, points: int):
+def _neighbour_facts(analysis: _Analysis, size: int):
     """``(first, in_atari, sizes)``, ``[4, P]`` each: the neighbour's chain not seen earlier
     among the 4, whether it has one liberty, its stones."""
     labels = analysis.neighbour_labels
-    first = _first_occurrence(labels, points)
-    return first, analysis.chain_liberties[labels] == 1, analysis.chain_sizes[labels]
+    first = _first_occurrence(labels, size * size)
+    in_atari = analysis.beside(analysis.stone_liberties, size) == 1
+    return first, in_atari, analysis.beside(analysis.stone_sizes, size)
 
 
 def _move_outcomes_of(
@@ -306,9 +341,9 @@ def _move_outcomes_of(
     :func:`_liberties_after`) is taken when a caller has it already. The
     sizes are sums over the distinct chains next to each point.
     """
-    size, points = config.size, config.num_points
+    size = config.size
     colours = analysis.neighbour_colours
-    first, in_atari, sizes = _neighbour_facts(analysis, points)
+    first, in_atari, sizes = _neighbour_facts(analysis, size)
     if liberties_after is None:
         liberties_after = _liberties_after(config, analysis, ((_MOVER, True),))[0]
     empty_point = analysis.colours == _EMPTY
@@ -343,19 +378,21 @@ def _liberties_after(config: GoConfig, analysis: _Analysis, variants) -> jax.Arr
     """
     size, points = config.size, config.num_points
     labels, colours = analysis.neighbour_labels, analysis.neighbour_colours
-    first, in_atari, _ = _neighbour_facts(analysis, points)
+    first, in_atari, _ = _neighbour_facts(analysis, size)
+    liberties_beside = analysis.beside(analysis.stone_liberties, size)
     empty_side = colours == _EMPTY
     empty_point = analysis.colours == _EMPTY
-    ring = _shifted(analysis.labels, points, size, _RING).reshape(4, 3, points)
+    ring = _shifted(analysis.labels, points, size, _RING)  # [12, P]: side k's three at 3k..3k+2
     local, merge = [], jnp.zeros((points,), jnp.bool_)
     for colour, captures in variants:
         own = first & (colours == colour)
         joined = _over_sides(jnp.add, own.astype(jnp.int32))
         taken = (colours == _MOVER + _OPPONENT - colour) & in_atari if captures else jnp.zeros_like(own)
         chain = _over_sides(jnp.maximum, jnp.where(own, labels, -1))  # the chain joined, if one
-        touched = _over_sides(jnp.logical_or, jnp.moveaxis(ring == chain, 1, 0))  # [4, P]: a liberty of it
+        hits = ring == chain
+        touched = jnp.stack([hits[3 * k] | hits[3 * k + 1] | hits[3 * k + 2] for k in range(4)])  # [4, P]
         alone = _over_sides(jnp.add, (empty_side | taken).astype(jnp.int32))
-        extended = analysis.chain_liberties[jnp.where(chain < 0, points, chain)] - 1
+        extended = _over_sides(jnp.maximum, jnp.where(own, liberties_beside, 0)) - 1
         extended = extended + _over_sides(jnp.add, (empty_side & ~touched).astype(jnp.int32))
         local.append(jnp.where(empty_point, jnp.where(joined == 0, alone, extended), 0))
         taking = _over_sides(jnp.logical_or, taken)

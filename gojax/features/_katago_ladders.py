@@ -39,7 +39,7 @@ __all__ = ["ko_after", "ladders"]
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
     """``state`` with ``atari`` and its liberty labels recomputed from its stones (boards from a history)."""
     size = config.size
-    in_atari = (analysis.colours != _chains._EMPTY) & (analysis.chain_liberties[analysis.labels] == 1)
+    in_atari = analysis.stone_liberties == 1
     mover = bb.from_grid((in_atari & (analysis.colours == _chains._MOVER)).reshape(size, size), size)
     other = bb.from_grid((in_atari & (analysis.colours == _chains._OPPONENT)).reshape(size, size), size)
     atari = jnp.where(state.turn == 0, jnp.stack([mover, other]), jnp.stack([other, mover]))
@@ -74,7 +74,7 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     # liberties out, at most 1 caught) or the read; with one, the read tries the capture too.
     hunter = 3 - colours  # the other relative colour at stones (1 <-> 2)
     counter = jnp.any(
-        (analysis.neighbour_colours == hunter) & (analysis.chain_liberties[analysis.neighbour_labels] == 1),
+        (analysis.neighbour_colours == hunter) & (analysis.beside(analysis.stone_liberties, size) == 1),
         axis=0,
     )
     counter = jax.ops.segment_max(counter.astype(jnp.int32), labels, num_segments=points + 1)[:points] > 0

@@ -218,15 +218,15 @@ def ladder_escape_plane(
     return _escape_plane(config, state, _chains._analyse(config, state), legal, chunk)
 
 
-def _candidates(analysis, colour: int, liberties: int, points: int) -> jax.Array:
+def _candidates(config, analysis, colour: int, liberties: int) -> jax.Array:
     """``bool[4, P]``: empty point whose neighbour ``k`` is in a chain of ``colour`` with ``liberties``.
 
     Each chain is flagged once per point (at its first occurrence among the 4).
     """
     target = (analysis.neighbour_colours == colour) & (
-        analysis.chain_liberties[analysis.neighbour_labels] == liberties
+        analysis.beside(analysis.stone_liberties, config.size) == liberties
     )
-    first = _chains._first_occurrence(analysis.neighbour_labels, points)
+    first = _chains._first_occurrence(analysis.neighbour_labels, config.num_points)
     return (analysis.colours == _chains._EMPTY) & target & first
 
 
@@ -237,15 +237,13 @@ def _capture_candidates(config, analysis, runner=None):
     :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     points = config.num_points
-    candidates = _candidates(analysis, _chains._OPPONENT, 2, points)
+    candidates = _candidates(config, analysis, _chains._OPPONENT, 2)
     # Skip the reads that cannot be ladders. The attacker ataris at p; the runner (2
     # liberties, p and q) extends at q, making the chain q + the runner's chains next to q.
     # Its liberties then are at least those it would have on the board as it is, without
     # captures, minus p: if that is 3 or more the runner is out, whatever happens.
-    labels = analysis.neighbour_labels  # [4, P]
-    low, high = _liberty_ends(analysis, points)
-    here = jnp.arange(points, dtype=jnp.int32)
-    other = jnp.where(low[labels] == here, high[labels], low[labels])  # q, per candidate
+    # q, per candidate: the chain's two liberties sum to p + q.
+    other = analysis.beside(analysis.stone_sums, config.size) - jnp.arange(points, dtype=jnp.int32)
     if runner is None:
         runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
     at_most = runner[jnp.clip(other, 0, points - 1)] - 1
@@ -260,7 +258,7 @@ def _escape_candidates(config, analysis, after=None):
     already computed.
     """
     points = config.num_points
-    candidates = _candidates(analysis, _chains._MOVER, 1, points)
+    candidates = _candidates(config, analysis, _chains._MOVER, 1)
     # The read starts with the extension on the liberty, whose result is already known
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
     if after is None:
@@ -306,11 +304,11 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
 
 
 def _liberty_ends(analysis, points: int):
-    """``int32[P + 1]`` each: the smallest and largest liberty of every chain (by label)."""
+    """``int32[P + 1]`` each: the smallest liberty of every chain (by label) and, for a chain
+    with two, the other one (the sum of its liberties less the smallest)."""
     labels = analysis.neighbour_labels.reshape(-1)
     empty = analysis.colours == _chains._EMPTY
     counted = _chains._first_occurrence(analysis.neighbour_labels, points) & empty
     where = jnp.broadcast_to(jnp.arange(points, dtype=jnp.int32), counted.shape)
     low = jax.ops.segment_min(jnp.where(counted, where, points).reshape(-1), labels, num_segments=points + 1)
-    high = jax.ops.segment_max(jnp.where(counted, where, -1).reshape(-1), labels, num_segments=points + 1)
-    return low, high
+    return low, analysis.liberty_sums - low

@@ -25,10 +25,13 @@ name              C     history  function
                                  11 global features: ``(planes, globals)``
 ================  ====  =======  ==============================================
 
-Every registered preset is *binary* (each value of its planes is 0 or 1), so
-it can be stored as ``bool``/``uint8`` and converted to ``float32`` exactly
-(the two AlphaGo Zero presets return ``bool`` already, as pgx's observation
-is). An observation that needs the history is called
+Every registered preset is *binary* (each value of its planes is 0 or 1);
+those with history return their planes as ``bool``, as pgx's observation
+is: converting them to ``float32`` (exact) is left to the network's first
+layer (the functions themselves, e.g. :func:`alphago_planes`, take a
+``dtype``). ``basic``, the AlphaZero network's input, is ``float32``.
+
+An observation that needs the history is called
 ``observe(config, state, history)`` with a
 :class:`~gojax.features.BoardHistory` kept beside the game
 (:class:`gojax.env.GoEnv` and :func:`gojax.dataset.build_dataset` keep one);
@@ -254,7 +257,7 @@ register_observation(
 )
 register_observation(
     "alphago",
-    alphago_planes,
+    functools.partial(alphago_planes, dtype=jnp.bool_),
     num_channels=ALPHAGO_NUM_CHANNELS,
     needs_history=True,
     binary=True,
@@ -262,7 +265,7 @@ register_observation(
 )
 register_observation(
     "alphago_value",
-    functools.partial(alphago_planes, player_colour=True),
+    functools.partial(alphago_planes, player_colour=True, dtype=jnp.bool_),
     num_channels=ALPHAGO_VALUE_NUM_CHANNELS,
     needs_history=True,
     binary=True,
@@ -272,12 +275,12 @@ register_observation(
 
 def _katago_from_previous(config: GoConfig, state: GoState, history: BoardHistory, previous) -> Any:
     """:func:`katago_planes` with the ladders of the earlier boards taken from ``previous``."""
-    return katago_planes(config, state, history, previous=previous)
+    return katago_planes(config, state, history, previous=previous, dtype=jnp.bool_)
 
 
 register_observation(
     "katago",
-    katago_planes,
+    functools.partial(katago_planes, dtype=jnp.bool_),
     needs_history=True,
     binary=True,
     description="KataGo v7-style planes (compact layout) and global features, as a (planes, globals) pair",
