@@ -358,6 +358,23 @@ def test_liberties_after_at_more_merge_points_than_one_pass_counts():
     np.testing.assert_array_equal(twice, np.stack([want, want[::-1]]))
 
 
+def test_not_suicide_read_off_the_neighbours_matches_the_liberty_count(random_positions):
+    """KataGo's ko-banned plane reads "not a suicide" off the neighbours alone; it must be
+    exactly the points where the counted liberties after the move are above 0."""
+    from gojax.features import _chains
+
+    def both(state):
+        analysis = _chains._analyse(CONFIG, state)
+        after = _chains._move_outcomes_of(CONFIG, analysis).liberties_after
+        return _chains._not_suicide(CONFIG, analysis), after > 0
+
+    boards, states = random_positions
+    read, counted = (np.asarray(x) for x in jax.jit(jax.vmap(both))(stack_states(states)))
+    np.testing.assert_array_equal(read, counted)
+    suicides = [(grid == 0) & (ref_outcomes(grid, 1 + i % 2)[0] == 0) for i, grid in enumerate(boards)]
+    assert sum(int(s.sum()) for s in suicides) > 0  # the boards have suicide points to tell apart
+
+
 def test_move_outcomes_match_gojax_step(random_positions):
     """Play every legal move with gojax.step and count the result on the board it returns."""
     boards, states = random_positions

@@ -135,9 +135,14 @@ def _shifted(x: jax.Array, fill, size: int, offsets) -> jax.Array:
     Slices of the padded grid, not a gather: under ``vmap`` XLA's CPU compiler lays a
     gathered table out with the batch last and transposes it back in every consumer.
     """
+    return jnp.stack(_views(x, fill, size, offsets)).reshape(len(offsets), size * size)
+
+
+def _views(x: jax.Array, fill, size: int, offsets) -> list[jax.Array]:
+    """:func:`_shifted` as a list of ``[N, N]`` grids, one per offset (for a consumer that
+    reads them one at a time: no ``[K, P]`` stack is stored)."""
     grid = jnp.pad(x.reshape(size, size), 2, constant_values=fill)
-    views = [grid[2 + dr : 2 + dr + size, 2 + dc : 2 + dc + size] for dr, dc in offsets]
-    return jnp.stack(views).reshape(len(offsets), size * size)
+    return [grid[2 + dr : 2 + dr + size, 2 + dc : 2 + dc + size] for dr, dc in offsets]
 
 
 def _beside(x: jax.Array, fill, size: int) -> jax.Array:
@@ -356,6 +361,19 @@ def _move_outcomes_of(
     )
 
 
+def _not_suicide(config: GoConfig, analysis: _Analysis) -> jax.Array:
+    """``bool[N, N]``: empty points where a mover's stone would have a liberty after its
+    captures (:func:`_liberties_after` above 0), read off the neighbours alone: an empty
+    neighbour, a capture (its stones become liberties next to the stone), or a chain of its
+    own with another liberty."""
+    size = config.size
+    colours = analysis.neighbour_colours
+    liberties = analysis.beside(analysis.stone_liberties, size)
+    freeing = (colours == _EMPTY) | ((colours == _OPPONENT) & (liberties == 1))
+    freeing = freeing | ((colours == _MOVER) & (liberties >= 2))
+    return ((analysis.colours == _EMPTY) & _over_sides(jnp.logical_or, freeing)).reshape(size, size)
+
+
 # For each side ``q`` of a point ``p`` (as :data:`_SIDES`), the three neighbours of ``q`` other than ``p``.
 _RING = tuple((dr + er, dc + ec) for dr, dc in _SIDES for er, ec in _SIDES if (er, ec) != (-dr, -dc))
 
@@ -382,18 +400,21 @@ def _liberties_after(config: GoConfig, analysis: _Analysis, variants) -> jax.Arr
     liberties_beside = analysis.beside(analysis.stone_liberties, size)
     empty_side = colours == _EMPTY
     empty_point = analysis.colours == _EMPTY
-    ring = _shifted(analysis.labels, points, size, _RING)  # [12, P]: side k's three at 3k..3k+2
+    ring = _views(analysis.labels, points, size, _RING)  # side k's three at 3k..3k+2
     local, merge = [], jnp.zeros((points,), jnp.bool_)
     for colour, captures in variants:
         own = first & (colours == colour)
         joined = _over_sides(jnp.add, own.astype(jnp.int32))
         taken = (colours == _MOVER + _OPPONENT - colour) & in_atari if captures else jnp.zeros_like(own)
         chain = _over_sides(jnp.maximum, jnp.where(own, labels, -1))  # the chain joined, if one
-        hits = ring == chain
-        touched = jnp.stack([hits[3 * k] | hits[3 * k + 1] | hits[3 * k + 2] for k in range(4)])  # [4, P]
+        grid = chain.reshape(size, size)
+        hits = [(view == grid).reshape(points) for view in ring]
+        # Side k is a liberty the chain has already when one of its other three neighbours
+        # is in the chain.
+        fresh = [empty_side[k] & ~(hits[3 * k] | hits[3 * k + 1] | hits[3 * k + 2]) for k in range(4)]
         alone = _over_sides(jnp.add, (empty_side | taken).astype(jnp.int32))
         extended = _over_sides(jnp.maximum, jnp.where(own, liberties_beside, 0)) - 1
-        extended = extended + _over_sides(jnp.add, (empty_side & ~touched).astype(jnp.int32))
+        extended = extended + sum(f.astype(jnp.int32) for f in fresh)
         local.append(jnp.where(empty_point, jnp.where(joined == 0, alone, extended), 0))
         taking = _over_sides(jnp.logical_or, taken)
         merge = merge | (empty_point & ((joined >= 2) | ((joined == 1) & taking)))

@@ -325,7 +325,7 @@ def katago_planes(
     analysis = _chains._analyse(config, state)
     chain_libs = _chains._chains_of(config, analysis).liberties
     empty = _blocks.empty_points(config, state)
-    not_suicide = _chains._move_outcomes_of(config, analysis).liberties_after > 0
+    not_suicide = _chains._not_suicide(config, analysis)
     ko_banned = empty & ~legal & (not_suicide | config.suicide)
 
     actions = last_moves(config, state, hist, moves)

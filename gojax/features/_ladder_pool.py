@@ -50,8 +50,8 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     The active tasks are found without listing them: each game's flags are
     packed into words, a slot's ``k``-th active task is in the game whose
     running count passes ``k`` and is the right set bit of that game's words
-    (:func:`gojax._core.bitboard.select_points`), so nothing is computed over
-    every task of the batch but the packing.
+    (the popcounts of its prefixes), so nothing is computed over every task
+    of the batch but the packing.
     """
     games, tasks = active.shape
     slots = min(games * tasks, SLOTS)
@@ -61,10 +61,20 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     limit = _read.max_rounds(size)
 
     def locate(rank):
-        game = jnp.minimum(jnp.searchsorted(ends, rank, side="right"), games - 1).astype(jnp.int32)
-        before = jnp.where(game > 0, ends[jnp.maximum(game - 1, 0)], 0)
-        task = bb.select_points(packed[game], (rank - before)[:, None])[:, 0]
-        return game, jnp.maximum(task, 0)
+        # The game: how many games' active tasks end at or before the rank; then the word of
+        # its packed flags, and the bit inside it, that hold the rank-th active task.
+        game = jnp.minimum(jnp.sum((ends <= rank[:, None]).astype(jnp.int32), axis=1), games - 1)
+        rank = rank - jnp.where(game > 0, ends[jnp.maximum(game - 1, 0)], 0)
+        words = packed[game]  # [SLOTS, ceil(T / 32)]
+        counts = jax.lax.population_count(words).astype(jnp.int32)
+        through = jnp.cumsum(counts, axis=1)
+        word = jnp.minimum(jnp.sum((through <= rank[:, None]).astype(jnp.int32), axis=1), words.shape[1] - 1)
+        rank = rank - jnp.take_along_axis(through - counts, word[:, None], axis=1)[:, 0]
+        bits = jnp.take_along_axis(words, word[:, None], axis=1)  # [SLOTS, 1]
+        prefixes = (jnp.uint32(2) << jnp.arange(32, dtype=jnp.uint32)) - jnp.uint32(1)
+        within = jax.lax.population_count(bits & prefixes).astype(jnp.int32)  # set bits in [0, b]
+        bit = jnp.sum((within <= rank[:, None]).astype(jnp.int32), axis=1)
+        return game, jnp.minimum(word * 32 + bit, tasks - 1)
 
     def per_task(x, game, task):
         return x[jnp.minimum(game, x.shape[0] - 1), jnp.minimum(task, x.shape[1] - 1)]
