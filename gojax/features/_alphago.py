@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _ladder
+from gojax.features import _blocks, _chains, _ladder, _outcomes
 from gojax.features._board_history import BoardHistory
 
 __all__ = [
@@ -143,8 +143,8 @@ def alphago_planes(
     # The move outcomes and the ladder candidates (the runner's liberties after its
     # extension) read the same liberty tables, counted once.
     variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-    mover_after, runner_after = _chains._liberties_after(config, analysis, variants)
-    outcomes = _chains._move_outcomes_of(config, analysis, mover_after)
+    mover_after, runner_after = _outcomes._liberties_after(config, analysis, variants)
+    outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
     empty = _blocks.empty_points(config, state)
 
     def at_legal(values):

@@ -95,7 +95,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _benson, _blocks, _chains, _katago_ladders, _ladder
+from gojax.features import _benson, _blocks, _chains, _katago_ladders, _ladder, _outcomes
 from gojax.features._board_history import BoardHistory
 from gojax.features._katago_moves import KATAGO_MOVES, MoveHistory, last_moves
 
@@ -325,7 +325,7 @@ def katago_planes(
     analysis = _chains._analyse(config, state)
     chain_libs = _chains._chains_of(config, analysis).liberties
     empty = _blocks.empty_points(config, state)
-    not_suicide = _chains._not_suicide(config, analysis)
+    not_suicide = _outcomes._not_suicide(config, analysis)
     ko_banned = empty & ~legal & (not_suicide | config.suicide)
 
     actions = last_moves(config, state, hist, moves)

@@ -29,7 +29,7 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _chains, _ladder
+from gojax.features import _chains, _ladder, _outcomes
 from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
@@ -63,7 +63,7 @@ def ladders(config: GoConfig, state: GoState, chunk: int):
     variants = [
         (colour, captures) for captures in (True, False) for colour in (_chains._MOVER, _chains._OPPONENT)
     ]
-    tables = _chains._liberties_after(config, analysis, tuple(variants))
+    tables = _outcomes._liberties_after(config, analysis, tuple(variants))
 
     def for_owner(table, at):
         return jnp.where(
