@@ -42,10 +42,9 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     ``stones``, ``atari``: ``uint32[G, 2, W]``, ``G`` games; ``turn``,
     ``ko_point``: ``int32[G]``; ``active``: ``bool[G, T]``, each game's tasks;
     the other task arrays ``int32[G, T]`` or ``int32[1, T]`` (the same for
-    every game). ``SLOTS`` chases run side by
-    side, one round per loop step; a slot whose chase ends takes the next
-    active task at the next step, so the loop runs about ``(total rounds) /
-    SLOTS + (longest chase)`` steps.
+    every game). ``SLOTS`` chases run side by side, one round per loop step;
+    a slot whose chase ends takes the next active task at the next step, so
+    the loop runs about ``(total rounds) / SLOTS + (longest chase)`` steps.
 
     The active tasks are found without listing them: each game's flags are
     packed into words, a slot's ``k``-th active task is in the game whose
@@ -194,7 +193,6 @@ def pooled_reads(
     Arrays the same for every game of a batch (the modes, the moves of
     AlphaGo's candidates) are not copied per game.
     """
-    tasks = active.shape[0]
 
     def per_task(x):
         x = jnp.asarray(x, jnp.int32)
@@ -211,5 +209,4 @@ def pooled_reads(
         per_task(prey),
         active[None],
     )
-    del tasks
     return pooled[0]

@@ -8,8 +8,9 @@ not touch. Where the stone joins two or more chains (their liberties may
 overlap anywhere on the board) or joins one and captures, the count needs
 the chains' stones: the new chain is the union of their bitboards and the
 point, its liberties one dilation of it. Those *merge points* are a small
-part of the board (about one empty point in seven on whole-game 19x19
-boards, fewer on smaller ones), so only they are counted here.
+part of the board (for the AlphaGo planes' two tables, about a fifth of the
+empty points of whole-game 9x9 and 19x19 boards, a tenth of all points), so
+only they are counted here.
 
 Under ``jax.vmap`` a per-game computation would count a fixed number of
 points in every game; instead :func:`merged_liberties` has a batching rule
@@ -31,8 +32,8 @@ from gojax._core import loops
 
 __all__ = ["merged_liberties"]
 
-# Points counted together, per game of the pool: enough for the merge points of a
-# typical 19x19 position in one pass (a batch's share of them, not its maximum).
+# Points counted together, per game of the pool (an eighth of its points): a batch's
+# merge points (about a tenth of its points on whole-game boards) in one pass.
 _SHARE = 8
 _EMPTY, _MOVER, _OPPONENT = 0, 1, 2
 
