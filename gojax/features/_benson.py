@@ -46,7 +46,9 @@ Method: one labelling pass (:func:`gojax.features.chain_labels`' hook-and-jump
 loop) labels ``pla`` chains and regions together; each region's candidate
 vital chains are the (at most 4) ``pla`` chains next to its first empty point;
 vitality, health and the counts are ``segment_min`` / ``segment_max`` /
-``segment_sum`` over labels, so nothing is ``O(P^2)``.
+``segment_sum`` over labels, so nothing is ``O(P^2)``. What is read at a
+point's four neighbours is ``[4, P]`` (slices of the padded grid, the
+directions first, as in :mod:`gojax.features._chains`).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ import jax.numpy as jnp
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
-from gojax.features._chains import _extend, _first_occurrence, _flat_labels, _neighbour_table
+from gojax.features._chains import _beside, _extend, _first_occurrence, _flat_labels, _over_sides
 
 __all__ = ["PassAlive", "pass_alive", "pass_alive_area"]
 
@@ -91,37 +93,42 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
     """Benson's algorithm for colour ``pla`` (``bool[P]`` stones; ``opp`` the other colour's)."""
     points = size * size
     segments = points + 1  # labels 0..P-1, and P for "no region"
-    table = jnp.asarray(_neighbour_table(size))  # [P, 4], P off board
     index = jnp.arange(points, dtype=jnp.int32)
     non_pla = ~pla
     # Chains of pla and regions (connected non-pla points) in one labelling.
     labels = _flat_labels(size, jnp.where(pla, 1, 2).astype(jnp.int32))
-    beside = _extend(labels, points)[table]  # [P, 4]
-    beside_pla = _extend(pla, False)[table]
-    chains_beside = jnp.where(beside_pla, beside, points)  # [P, 4]: adjacent pla chains, P for none
+    chain_at = jnp.where(pla, labels, points)  # [P]: each point's pla chain, P elsewhere
+    chains_beside = _beside(chain_at, points, size)  # [4, P]: adjacent pla chains, P for none
     region = jnp.where(non_pla, labels, points)  # [P]: each point's region, P at pla stones
     checked = non_pla if suicide else non_pla & ~opp
 
     # Candidate vital chains of each region: the pla chains next to its first checked point.
     head = jax.ops.segment_min(jnp.where(checked, index, points), region, num_segments=segments)
-    padded = jnp.concatenate([chains_beside, jnp.full((1, 4), points, jnp.int32)])
-    candidates = padded[head]  # [P + 1, 4]
-    candidates = jnp.where(_first_occurrence(candidates.T, points).T, candidates, points)
+    is_head = checked & (head[region] == index)
+    fresh = _first_occurrence(chains_beside, points) & is_head[None]
+    # [4, P + 1] by region: scattered from the head (the only point of its region that writes).
+    candidates = jax.ops.segment_max(jnp.where(fresh, chains_beside, -1).T, region, num_segments=segments).T
+    candidates = jnp.where(candidates < 0, points, candidates)
     # Vital: every checked point of the region touches the candidate.
-    wanted = candidates[region]  # [P, 4]
-    touches = jnp.any(chains_beside[:, None, :] == wanted[:, :, None], axis=2)
-    holds = jnp.where(checked[:, None], touches, True).astype(jnp.int32)
-    vital = (jax.ops.segment_min(holds, region, num_segments=segments) > 0) & (candidates != points)
+    wanted = candidates[:, region]  # [4, P]
+    fails = []
+    for c in range(4):
+        touches = _over_sides(jnp.logical_or, chains_beside == wanted[c][None])
+        fails.append(checked & ~touches)
+    failed = jax.ops.segment_max(jnp.stack(fails, axis=1).astype(jnp.int32), region, num_segments=segments)
+    vital = failed.T == 0
+    vital = vital & (candidates != points)  # [4, P + 1]
 
     def health(alive):
         """``bool[P + 1]``: regions bordering no removed chain."""
-        dead_beside = jnp.any((chains_beside != points) & ~alive[chains_beside], axis=1)
+        dead_at = pla & ~alive[labels]
+        dead_beside = _over_sides(jnp.logical_or, _beside(dead_at, False, size))
         bad = jax.ops.segment_max(dead_beside.astype(jnp.int32), region, num_segments=segments)
         return bad <= 0
 
     def body(carry):
         alive, _, rounds = carry
-        votes = (health(alive)[:, None] & vital).astype(jnp.int32)
+        votes = (health(alive)[None] & vital).astype(jnp.int32)
         count = jax.ops.segment_sum(votes.reshape(-1), candidates.reshape(-1), num_segments=segments)
         survivors = alive & (count >= 2)
         return survivors, jnp.any(survivors != alive), rounds + 1
@@ -132,7 +139,7 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
     )[0]
 
     healthy = health(alive)
-    internal = non_pla & ~jnp.any(beside_pla, axis=1)
+    internal = non_pla & ~_over_sides(jnp.logical_or, _beside(pla, False, size))
     num_internal = jax.ops.segment_sum(internal.astype(jnp.int32), region, num_segments=segments)
     has_opp = jax.ops.segment_max(opp.astype(jnp.int32), region, num_segments=segments) > 0
     any_pla = jnp.any(pla)

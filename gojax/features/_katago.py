@@ -239,8 +239,9 @@ def katago_globals(
     return _to_v7_globals(globals_) if layout == "katago" else globals_
 
 
-def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, known, chunk: int):
-    """Ladders of the boards now, 1 and 2 moves ago, each read with its own ko point (``[3, ...]``)."""
+def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, known):
+    """Ladders of the boards now, 1 and 2 moves ago, each read with its own ko point (``[3, ...]``),
+    and their chain analyses (``[3, ...]``)."""
     turn = state.turn.astype(jnp.int32)
     one_ago, two_ago = known >= 1, known >= 2
     # The ko point a history board had is read off the move that made it (known when the
@@ -261,8 +262,10 @@ def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, kn
     def ladders_of(stones, board_turn, board_ko):
         turn_ko = {"turn": board_turn.astype(jnp.int8), "ko_point": board_ko.astype(jnp.int16)}
         position = state.replace(stones=stones, **turn_ko)
-        return _katago_ladders.ladders(config, position, chunk)
+        analysis = _chains._analyse(config, position)
+        return _katago_ladders.ladders(config, position, analysis), analysis
 
+    # The analysis of the board now (index 0) is the one the other planes read.
     return jax.vmap(ladders_of)(boards, turns, kos)
 
 
@@ -322,12 +325,6 @@ def katago_planes(
     turn = state.turn.astype(jnp.int32)
 
     legal = _blocks.legal_plane(config, state)
-    analysis = _chains._analyse(config, state)
-    chain_libs = _chains._chains_of(config, analysis).liberties
-    empty = _blocks.empty_points(config, state)
-    not_suicide = _outcomes._not_suicide(config, analysis)
-    ko_banned = empty & ~legal & (not_suicide | config.suicide)
-
     actions = last_moves(config, state, hist, moves)
     on_point = (actions >= 0) & (actions < points)
     recent = (jnp.arange(points)[:, None] == actions[None, :]) & on_point[None, :]  # [P, 5]
@@ -338,16 +335,22 @@ def katago_planes(
     two_ago = known >= 2
     channels = KATAGO_V7_CHANNELS if layout == "katago" else KATAGO_CHANNELS
     if previous is None:
-        ladder_stones, ladder_moves = _ladders_of_history(config, state, hist, known, ladder_chunk)
+        (ladder_stones, ladder_moves), analyses = _ladders_of_history(config, state, hist, known)
         ladder_stones = jnp.moveaxis(ladder_stones, 0, -1)
         ladder_moves = ladder_moves[0]
+        analysis = jax.tree.map(lambda x: x[0], analyses)
     else:
         planes = previous[0] if isinstance(previous, tuple) else previous
         before = planes[..., channels.ladderable][..., :2] != 0  # now and 1 ago, one move ago
-        now, ladder_moves = _katago_ladders.ladders(config, state, ladder_chunk)
+        analysis = _chains._analyse(config, state)
+        now, ladder_moves = _katago_ladders.ladders(config, state, analysis)
         ago_1 = jnp.where(one_ago, before[..., 0], now)
         ago_2 = jnp.where(two_ago, before[..., 1], ago_1)
         ladder_stones = jnp.stack([now, ago_1, ago_2], axis=-1)
+    chain_libs = _chains._chains_of(config, analysis).liberties
+    empty = _blocks.empty_points(config, state)
+    not_suicide = _outcomes._not_suicide(config, analysis)
+    ko_banned = empty & ~legal & (not_suicide | config.suicide)
 
     if area == "pass_alive":
         owner = _benson.pass_alive_area(config, state)

@@ -17,7 +17,7 @@ an extension to 3+ liberties escapes, one to at most 1 with no capture to
 try is caught, and an atari
 whose other liberty leaves the runner 3+ liberties even ignoring captures
 fails. The rest are pooled with the other games' reads under ``vmap``
-(:mod:`gojax.features._ladder_pool`); ``chunk`` is accepted and not used.
+(:mod:`gojax.features._ladder_pool`).
 """
 
 from __future__ import annotations
@@ -46,10 +46,12 @@ def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
     return with_atari_liberty(config, state.replace(atari=atari))
 
 
-def ladders(config: GoConfig, state: GoState, chunk: int):
-    """Ladderable stones (``bool[N, N]``) and the mover's ladder-starting points (``bool[P]``, not masked)."""
+def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
+    """Ladderable stones (``bool[N, N]``) and the mover's ladder-starting points (``bool[N, N]``, not masked).
+
+    ``analysis``: ``_chains._analyse(config, state)`` (the caller's, shared).
+    """
     size, points = config.size, config.num_points
-    analysis = _chains._analyse(config, state)
     state = _with_atari(config, state, analysis)
     colours, labels = analysis.colours, analysis.labels
     libs = analysis.chain_liberties[:points]  # by label
