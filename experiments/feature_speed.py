@@ -22,6 +22,13 @@ observation of the new position included.
 preset with the batch sharded over them (``jax.shard_map``): XLA runs one
 computation on one core, so this is how a batch uses several.
 
+The page faults of a call (the process's minor faults while it runs) count
+the fresh memory XLA touched: on a CPU it allocates a computation's
+temporaries at every call, and a Linux kernel maps them in 4 KiB pages on
+first touch. ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` (glibc 2.35 or later,
+transparent huge pages set to ``madvise`` or ``always``) maps them in 2 MiB
+pages instead; see ``docs/performance.md``.
+
 ``--against REV`` also times the presets (and with ``--env`` the environment)
 of another git revision of this repository in the same repeats (the package
 exported with ``git archive`` and imported as ``gojax_base``), so a change is
@@ -36,6 +43,7 @@ import atexit
 import functools
 import importlib
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -179,15 +187,19 @@ def main(argv=None) -> None:
         jax.block_until_ready(compiled(*inputs[name]))
         runs[name] = (compiled, compile_s, [])
         print(f"  {name}: compiled in {compile_s:.1f} s", flush=True)
+    faults = {name: [] for name in runs}
     for _ in range(args.repeats):
         for name, (compiled, _, seconds) in runs.items():
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             seconds.append(_timed(compiled, *inputs[name]))
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     print(f"\n{args.size}x{args.size}, batch {args.batch}, whole-game positions, {jax.default_backend()}")
-    print("| what | boards/s | x step | compile s |\n|---|---:|---:|---:|")
+    print("| what | boards/s | x step | compile s | page faults a call |\n|---|---:|---:|---:|---:|")
     for name, (_, compile_s, seconds) in runs.items():
         rate = args.batch / statistics.median(seconds)
         ratio = statistics.median(s / w for s, w in zip(runs["step"][2], seconds, strict=True))
-        print(f"| {name} | {rate:,.0f} | {ratio:.4f} | {compile_s:.1f} |")
+        touched = statistics.median(faults[name])
+        print(f"| {name} | {rate:,.0f} | {ratio:.4f} | {compile_s:.1f} | {touched:,.0f} |")
 
 
 if __name__ == "__main__":

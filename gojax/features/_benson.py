@@ -53,6 +53,7 @@ directions first, as in :mod:`gojax.features._chains`).
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -61,7 +62,15 @@ import jax.numpy as jnp
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
-from gojax.features._chains import _beside, _extend, _first_occurrence, _flat_labels, _over_sides
+from gojax.features._chains import (
+    _SIDES,
+    _beside,
+    _extend,
+    _first_occurrence,
+    _flat_labels,
+    _over_sides,
+    _views,
+)
 
 __all__ = ["PassAlive", "pass_alive", "pass_alive_area"]
 
@@ -119,6 +128,11 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
     vital = failed.T == 0
     vital = vital & (candidates != points)  # [4, P + 1]
 
+    # A healthy vital region's vote for a chain goes from its head point to the chain's stone
+    # next to it: the votes are moved one point along each direction and summed by chain.
+    heads = [(fresh[k] & vital[k][region]) for k in range(4)]  # [4][P], fixed over the rounds
+    back = [(-dr, -dc) for dr, dc in _SIDES]
+
     def health(alive):
         """``bool[P + 1]``: regions bordering no removed chain."""
         dead_at = pla & ~alive[labels]
@@ -128,8 +142,13 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
 
     def body(carry):
         alive, _, rounds = carry
-        votes = (health(alive)[None] & vital).astype(jnp.int32)
-        count = jax.ops.segment_sum(votes.reshape(-1), candidates.reshape(-1), num_segments=segments)
+        healthy = health(alive)[region]
+        arriving = [
+            _views((heads[k] & healthy).astype(jnp.int32), 0, size, [back[k]])[0].reshape(points)
+            for k in range(4)
+        ]
+        votes = jnp.where(pla, functools.reduce(jnp.add, arriving), 0)
+        count = jax.ops.segment_sum(votes, jnp.where(pla, labels, points), num_segments=segments)
         survivors = alive & (count >= 2)
         return survivors, jnp.any(survivors != alive), rounds + 1
 

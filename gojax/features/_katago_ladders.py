@@ -68,9 +68,9 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     tables = _outcomes._liberties_after(config, analysis, tuple(variants))
 
     def for_owner(table, at):
-        return jnp.where(
-            mover_chain, table[0][jnp.clip(at, 0, points - 1)], table[1][jnp.clip(at, 0, points - 1)]
-        )
+        # One gather from both colours' rows (the owner's row picked by the index).
+        at = jnp.where(mover_chain, 0, points) + jnp.clip(at, 0, points - 1)
+        return table.reshape(-1)[at]
 
     # One liberty: with no attacker chain in atari next to it, the extension decides (3+
     # liberties out, at most 1 caught) or the read; with one, the read tries the capture too.
