@@ -300,7 +300,7 @@ def katago_planes(
       area: ``"pass_alive"`` (Benson's pass-alive area) or ``"katago"``
         (``fillRowV7``'s area-scoring map); static.
       dtype: of the spatial planes (every value is 0 or 1).
-      ladder_chunk: ladder reads run together (static); does not change the result.
+      ladder_chunk: accepted and not used (the reads are pooled over the batch); an int of at least 1.
       previous: the output of this function (same ``layout``; any dtype) for
         the position before the last move of the same game, or ``None``. Its
         "now" and "1 move ago" ladder planes become this position's "1 move
