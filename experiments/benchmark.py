@@ -330,6 +330,8 @@ def main(argv=None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     device = jax.devices()[0]
     print(f"JAX {jax.__version__} on {device.platform} ({device.device_kind}), {os.cpu_count()} CPU cores")
+    if os.environ.get("GLIBC_TUNABLES"):  # e.g. huge pages for XLA's temporaries (docs/performance.md)
+        print(f"GLIBC_TUNABLES={os.environ['GLIBC_TUNABLES']}")
     rows = []
     for size in args.sizes:
         rows += measure_engines([e for e in args.engines if e in ENGINES], size, args.batches, args)

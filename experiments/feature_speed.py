@@ -42,6 +42,7 @@ import argparse
 import atexit
 import functools
 import importlib
+import os
 import re
 import resource
 import shutil
@@ -193,7 +194,10 @@ def main(argv=None) -> None:
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             seconds.append(_timed(compiled, *inputs[name]))
             faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    tunables = os.environ.get("GLIBC_TUNABLES")
     print(f"\n{args.size}x{args.size}, batch {args.batch}, whole-game positions, {jax.default_backend()}")
+    if tunables:
+        print(f"GLIBC_TUNABLES={tunables}")
     print("| what | boards/s | x step | compile s | page faults a call |\n|---|---:|---:|---:|---:|")
     for name, (_, compile_s, seconds) in runs.items():
         rate = args.batch / statistics.median(seconds)
