@@ -34,10 +34,12 @@ are listed at the end of the run (``-ra``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +373,96 @@ def random_game(
         actions.append(action)
         states.append(step(state, action))
     return states, actions
+
+
+def sgf_positions(count: int, seed: int = 0, size: int = 19) -> list[tuple[np.ndarray, int]]:
+    """``count`` ``(int8[N, N] grid, mover)`` pairs from the shared game records of that size,
+    up to 8 a game at random moves, so they spread over whole games."""
+    from gojax._core.bitboard import board_np
+
+    manifest = SGF_DATA / "manifest.json"
+    if not manifest.is_file():
+        pytest.skip(f"game records not found at {SGF_DATA}")
+    files = sorted(e["file"] for e in json.loads(manifest.read_text()) if e["size"] == size)
+    rng = np.random.default_rng(seed)
+    positions = []
+    for name in rng.permutation(files):
+        record = gojax.sgf.read_sgf(SGF_DATA / name, ko_rule="simple")
+        states = record.states_along()
+        stones = np.asarray(states.stones)
+        turns = np.asarray(states.turn)
+        for t in rng.choice(len(turns), size=min(8, len(turns)), replace=False):
+            positions.append((board_np(stones[t], size), 1 + int(turns[t])))
+            if len(positions) == count:
+                return positions
+    return positions
+
+
+def whole_game_batch(config: gojax.GoConfig, games: int, seed: int) -> Any:
+    """A ``GoEnv`` state (no observation) of ``games`` random games at plies spread over whole
+    games: ``2 N^2`` uniform legal moves with auto-reset, game ``i`` restarted at a random
+    move (so the batch holds openings, middle games, crowded late boards and kos)."""
+    from gojax.env import GoEnv, auto_reset
+    from gojax.players import sample_uniform
+
+    env = GoEnv(config, observation=None)
+    step = jax.vmap(auto_reset(env.step, env.init))
+    moves = 2 * config.num_points
+    key = jax.random.PRNGKey(seed)
+    restart = jax.random.randint(key, (games,), 0, moves)
+
+    def body(state, inputs):
+        t, k = inputs
+        move_key, fresh_key = jax.random.split(k)
+        state = step(state, sample_uniform(move_key, state.legal_action_mask))
+        fresh = jax.vmap(env.init)(jax.random.split(fresh_key, games))
+        again = restart == t
+
+        def pick(new, old):
+            return jnp.where(again.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
+
+        return jax.tree.map(pick, fresh, state), None
+
+    @jax.jit
+    def run(key):
+        state = jax.vmap(env.init)(jax.random.split(key, games))
+        return jax.lax.scan(body, state, (jnp.arange(moves), jax.random.split(key, moves)))[0]
+
+    return run(jax.random.fold_in(key, 1))
+
+
+@contextlib.contextmanager
+def native_kernels(enabled: bool) -> Iterator[None]:
+    """The feature planes traced on the native CPU kernels or on XLA (``GOJAX_NATIVE``) inside
+    the block; the functions cached by :func:`jitted` are dropped on the way in and out (each
+    was traced under one setting)."""
+    before = os.environ.get("GOJAX_NATIVE")
+    os.environ["GOJAX_NATIVE"] = "1" if enabled else "0"
+    jitted.cache_clear()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["GOJAX_NATIVE"]
+        else:
+            os.environ["GOJAX_NATIVE"] = before
+        jitted.cache_clear()
+
+
+@pytest.fixture(params=["native", "xla"])
+def kernel_path(request: Any) -> Iterator[str]:
+    """Runs a test twice: the feature planes on the native CPU kernels, then on XLA."""
+    if request.param == "native" and not native_built():
+        pytest.skip("the native kernels are not built")
+    with native_kernels(request.param == "native"):
+        yield request.param
+
+
+def native_built() -> bool:
+    """Whether gojax's native kernels are built (required under ``CI=true``: see test_native.py)."""
+    from gojax import _native
+
+    return _native.library_path() is not None
 
 
 # --------------------------------------------------------------------------- colours

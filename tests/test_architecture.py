@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "gojax"
 
 LAYERS: list[set[str]] = [
-    {"_core", "_version"},
+    {"_core", "_version", "_native"},
     {"_host"},
     {"features", "symmetry"},
     {"sgf"},
@@ -56,7 +56,7 @@ ROOT_MAY_IMPORT = {"_core", "_version", "_host", "features", "symmetry", "env", 
 ROOT_MODULES = {"__init__"}
 """Top-level modules that form the root package rather than a layer."""
 
-PUBLIC_PACKAGES = {"_core", "_host", "_version"}
+PUBLIC_PACKAGES = {"_core", "_host", "_native", "_version"}
 """Packages (and the one module ``_version``) with a leading underscore whose modules are public to
 the rest of gojax."""
 

@@ -16,7 +16,11 @@ from conftest import jitted, random_game
 from conftest import points_of as points
 
 import gojax
+from gojax import _native
 from gojax import features as F
+
+# Every test runs twice: on the native CPU kernel and on the XLA code (conftest.kernel_path).
+pytestmark = pytest.mark.usefixtures("kernel_path")
 
 SMALL = gojax.GoConfig(size=7, ko_rule="simple")
 SMALL_SUICIDE = gojax.GoConfig(size=7, ko_rule="simple", suicide=True)
@@ -24,8 +28,13 @@ NINE = gojax.GoConfig(size=9, ko_rule="simple")
 NINE_SUICIDE = gojax.GoConfig(size=9, ko_rule="simple", suicide=True)
 
 
-@functools.cache
 def benson_fn(config):
+    """The jitted analyses of one game, traced on the path (native or XLA) in use."""
+    return _benson_fn(config, _native.available())
+
+
+@functools.cache
+def _benson_fn(config, native):
     def run(state):
         alive = F.pass_alive(config, state)
         return (

@@ -30,18 +30,19 @@ So the capture plane is exactly {(2,3)}.
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 import jax
 import ladder_reference
 import numpy as np
 import pytest
-from conftest import SGF_DATA, jitted, points_of, random_boards, ref_chain, ref_neighbours, stack_states
+from conftest import jitted, points_of, random_boards, ref_chain, ref_neighbours, sgf_positions, stack_states
 
 import gojax
 from gojax import features as F
-from gojax._core.bitboard import board_np
+
+# Every test runs twice: on the native CPU kernels and on the XLA reader (conftest.kernel_path).
+pytestmark = pytest.mark.usefixtures("kernel_path")
 
 CONFIG = gojax.GoConfig(size=9, ko_rule="simple")
 BIG = gojax.GoConfig(size=19, ko_rule="simple")
@@ -590,33 +591,12 @@ def test_capture_plane_matches_the_reference_on_other_sizes(size):
 # --------------------------------------------------------------------------- real games
 
 
-def _game_positions(count, seed=0):
-    """``count`` (grid, mover) pairs from the shared 19x19 game records, spread over whole games."""
-    manifest = SGF_DATA / "manifest.json"
-    if not manifest.is_file():
-        pytest.skip(f"game records not found at {SGF_DATA}")
-    files = sorted(e["file"] for e in json.loads(manifest.read_text()) if e["size"] == 19)
-    rng = np.random.default_rng(seed)
-    positions = []
-    for name in rng.permutation(files):
-        record = gojax.sgf.read_sgf(SGF_DATA / name, ko_rule="simple")
-        states = record.states_along()
-        stones = np.asarray(states.stones)
-        turns = np.asarray(states.turn)
-        for t in rng.choice(len(turns), size=min(8, len(turns)), replace=False):
-            grid = board_np(stones[t], 19)
-            positions.append((grid, 1 + int(turns[t])))
-            if len(positions) == count:
-                return positions
-    return positions
-
-
 def test_planes_match_the_reference_on_real_games():
     # GOJAX_LADDER_POSITIONS=3000 runs the same comparison on that many positions.
     count = int(os.environ.get("GOJAX_LADDER_POSITIONS", "24"))
     capture_fn, escape_fn = plane_fn("ladder_capture_plane", BIG), plane_fn("ladder_escape_plane", BIG)
     seen = 0
-    for i, (grid, mover) in enumerate(_game_positions(count)):
+    for i, (grid, mover) in enumerate(sgf_positions(count)):
         state = gojax.from_board(BIG, grid, mover)
         want_capture, want_escape, _ = ladder_reference.planes(grid, mover)
         np.testing.assert_array_equal(capture_fn(state), want_capture, err_msg=f"capture, position {i}")

@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _ladder, _outcomes
+from gojax.features import _blocks, _chains, _ladder, _native_calls, _outcomes
 from gojax.features._board_history import BoardHistory
 
 __all__ = [
@@ -138,13 +138,12 @@ def alphago_planes(
     _ladder._check_chunk(ladder_chunk)
     size = config.size
     legal = _blocks.legal_plane(config, state)
-    analysis = _chains._analyse(config, state)  # chain labels and liberties, once
-    chains = _chains._chains_of(config, analysis)
-    # The move outcomes and the ladder candidates (the runner's liberties after its
-    # extension) read the same liberty tables, counted once.
-    variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-    mover_after, runner_after = _outcomes._liberties_after(config, analysis, variants)
-    outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
+    tables = _native_calls.on_cpu(
+        lambda: _native_tables(config, state), lambda: _xla_tables(config, state, legal)
+    )
+    liberties, capture, self_atari, after, ladder_capture, ladder_escape = (
+        tables[k].reshape(size, size) for k in range(len(tables))
+    )
     empty = _blocks.empty_points(config, state)
 
     def at_legal(values):
@@ -156,14 +155,36 @@ def alphago_planes(
         empty,
         _blocks.ones(config, jnp.bool_),
         _blocks.turns_since_planes(config, state, hist),
-        _blocks.one_hot_planes(chains.liberties, _ONE_HOT),
-        at_legal(outcomes.capture_size),
-        at_legal(outcomes.self_atari_size),
-        at_legal(outcomes.liberties_after),
-        *_ladder._planes(config, state, analysis, legal, mover_after, runner_after),
+        _blocks.one_hot_planes(liberties, _ONE_HOT),
+        at_legal(capture),
+        at_legal(self_atari),
+        at_legal(after),
+        ladder_capture.astype(jnp.bool_) & legal,
+        ladder_escape.astype(jnp.bool_) & legal,
         legal & ~_blocks.mover_eyes(config, state),
         _blocks.zeros(config, jnp.bool_),
     ]
     if player_colour:
         planes.append(jnp.broadcast_to(state.turn == 0, (size, size)))
     return _blocks.stack_planes(*planes, dtype=dtype)
+
+
+def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array:
+    """``int32[6, P]``: chain liberties, capture size, self-atari size, liberties after, ladder
+    capture and ladder escape (the last two at legal moves), in XLA."""
+    analysis = _chains._analyse(config, state)  # chain labels and liberties, once
+    chains = _chains._chains_of(config, analysis)
+    # The move outcomes and the ladder candidates (the runner's liberties after its
+    # extension) read the same liberty tables, counted once.
+    variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
+    mover_after, runner_after = _outcomes._liberties_after(config, analysis, variants)
+    outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
+    ladders = _ladder._planes(config, state, analysis, legal, mover_after, runner_after)
+    values = (chains.liberties, outcomes.capture_size, outcomes.self_atari_size, outcomes.liberties_after)
+    rows = [v.astype(jnp.int32) for v in (*values, *ladders)]
+    return jnp.stack(rows).reshape(len(rows), config.num_points)
+
+
+def _native_tables(config: GoConfig, state: GoState) -> jax.Array:
+    """:func:`_xla_tables` by the native kernel (its ladder rows not masked: the planes are)."""
+    return _native_calls.alphago_tables(config, state).astype(jnp.int32)

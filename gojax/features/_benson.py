@@ -62,6 +62,7 @@ import jax.numpy as jnp
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
+from gojax.features import _native_calls
 from gojax.features._chains import (
     _SIDES,
     _beside,
@@ -175,11 +176,18 @@ def _marks_for(size: int, pla: jax.Array, opp: jax.Array, suicide: bool) -> _Mar
 
 
 def _both_colours(config: GoConfig, state: GoState) -> _Marks:
-    """:class:`_Marks` of black and white, stacked (``bool[2, P]`` each)."""
-    grid = bb.to_grid(state.stones, config.size).reshape(2, config.num_points)
-    pla = grid
-    opp = grid[::-1]
-    return jax.vmap(lambda p, o: _marks_for(config.size, p, o, config.suicide))(pla, opp)
+    """:class:`_Marks` of black and white, stacked (``bool[2, P]`` each); on the CPU from the
+    native kernel (:mod:`gojax.features._native_calls`)."""
+
+    def xla():
+        grid = bb.to_grid(state.stones, config.size).reshape(2, config.num_points)
+        return jax.vmap(lambda p, o: _marks_for(config.size, p, o, config.suicide))(grid, grid[::-1])
+
+    def native():
+        marks = _native_calls.benson_tables(config, state) != 0  # [2, 4, P]
+        return _Marks(*(marks[:, k] for k in range(len(_Marks._fields))))
+
+    return _native_calls.on_cpu(native, xla)
 
 
 def pass_alive(config: GoConfig, state: GoState) -> PassAlive:

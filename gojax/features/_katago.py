@@ -95,7 +95,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _benson, _blocks, _chains, _katago_ladders, _ladder, _outcomes
+from gojax.features import _benson, _blocks, _katago_ladders, _ladder
 from gojax.features._board_history import BoardHistory
 from gojax.features._katago_moves import KATAGO_MOVES, MoveHistory, last_moves
 
@@ -240,8 +240,8 @@ def katago_globals(
 
 
 def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, known):
-    """Ladders of the boards now, 1 and 2 moves ago, each read with its own ko point (``[3, ...]``),
-    and their chain analyses (``[3, ...]``)."""
+    """:func:`gojax.features._katago_ladders.board_tables` of the boards now, 1 and 2 moves
+    ago, each read with its own ko point (``[3, ...]`` each)."""
     turn = state.turn.astype(jnp.int32)
     one_ago, two_ago = known >= 1, known >= 2
     # The ko point a history board had is read off the move that made it (known when the
@@ -259,14 +259,21 @@ def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, kn
     kos = jnp.stack([ko, ko_1, jnp.where(two_ago, ko_2, ko_1)])
     boards = jnp.stack([state.stones, stones_1, stones_2])
 
-    def ladders_of(stones, board_turn, board_ko):
+    def ladders_of(stones, board_turn, board_ko, now):
         turn_ko = {"turn": board_turn.astype(jnp.int8), "ko_point": board_ko.astype(jnp.int16)}
-        position = state.replace(stones=stones, **turn_ko)
-        analysis = _chains._analyse(config, position)
-        return _katago_ladders.ladders(config, position, analysis), analysis
+        return _katago_ladders.board_tables(config, state.replace(stones=stones, **turn_ko), now)
 
-    # The analysis of the board now (index 0) is the one the other planes read.
-    return jax.vmap(ladders_of)(boards, turns, kos)
+    # The tables of the board now (index 0) are the ones the other planes read; of the
+    # boards before it only the ladderable stones are.
+    now = jnp.arange(3) == 0
+    return jax.vmap(ladders_of)(boards, turns, kos, now)
+
+
+def _now_and_history(config: GoConfig, state: GoState, hist: BoardHistory, known):
+    """``(ladderable stones [N, N, 3], ladder moves, chain liberties, not a suicide)`` of the
+    board now, the ladderable stones of the boards 1 and 2 moves ago stacked last."""
+    stones, moves, liberties, not_suicide = _ladders_of_history(config, state, hist, known)
+    return jnp.moveaxis(stones, 0, -1), moves[0], liberties[0], not_suicide[0]
 
 
 def _check_layout(layout) -> None:
@@ -335,21 +342,15 @@ def katago_planes(
     two_ago = known >= 2
     channels = KATAGO_V7_CHANNELS if layout == "katago" else KATAGO_CHANNELS
     if previous is None:
-        (ladder_stones, ladder_moves), analyses = _ladders_of_history(config, state, hist, known)
-        ladder_stones = jnp.moveaxis(ladder_stones, 0, -1)
-        ladder_moves = ladder_moves[0]
-        analysis = jax.tree.map(lambda x: x[0], analyses)
+        ladder_stones, ladder_moves, chain_libs, not_suicide = _now_and_history(config, state, hist, known)
     else:
         planes = previous[0] if isinstance(previous, tuple) else previous
         before = planes[..., channels.ladderable][..., :2] != 0  # now and 1 ago, one move ago
-        analysis = _chains._analyse(config, state)
-        now, ladder_moves = _katago_ladders.ladders(config, state, analysis)
+        now, ladder_moves, chain_libs, not_suicide = _katago_ladders.board_tables(config, state)
         ago_1 = jnp.where(one_ago, before[..., 0], now)
         ago_2 = jnp.where(two_ago, before[..., 1], ago_1)
         ladder_stones = jnp.stack([now, ago_1, ago_2], axis=-1)
-    chain_libs = _chains._chains_of(config, analysis).liberties
     empty = _blocks.empty_points(config, state)
-    not_suicide = _outcomes._not_suicide(config, analysis)
     ko_banned = empty & ~legal & (not_suicide | config.suicide)
 
     if area == "pass_alive":

@@ -29,11 +29,11 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _chains, _ladder, _outcomes
+from gojax.features import _chains, _ladder, _native_calls, _outcomes
 from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
-__all__ = ["ko_after", "ladders"]
+__all__ = ["board_tables", "ko_after", "ladders"]
 
 
 def _with_atari(config: GoConfig, state: GoState, analysis) -> GoState:
@@ -83,7 +83,10 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     one = root & (libs == 1)
     extended = for_owner(tables[:2], low)
     caught_now = one & ~counter & (extended <= 1)
-    to_escape = one & (extended < 3) & (counter | (extended == 2))
+    # An extension onto the ko point is no way out for the mover (who moves first): read it.
+    # (A ko point left by a capture has no mover's stone beside it; one set by hand may.)
+    at_ko = mover_chain & (low == state.ko_point.astype(jnp.int32))
+    to_escape = one & (((extended < 3) & (counter | (extended == 2))) | (at_ko & ~caught_now))
     # Two liberties: an atari on one liberty cannot work when the extension on the
     # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
     two = root & (libs == 2)
@@ -120,6 +123,30 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     moves = moves.at[jnp.where(target & by_low, low, points)].set(True)
     moves = moves.at[jnp.where(target & by_high, high, points)].set(True)
     return stones.reshape(size, size), moves[:points].reshape(size, size)
+
+
+def board_tables(config: GoConfig, state: GoState, ladder_moves=True):
+    """What the KataGo planes read of one board: ``(ladderable stones, the mover's
+    ladder-starting points (not masked), chain liberties, not a suicide for the mover)``,
+    ``[N, N]`` each (``bool``, ``bool``, ``int32``, ``bool``); the native kernel on the CPU.
+
+    ``ladder_moves`` (a ``bool`` scalar, traced or not): False where only the
+    ladderable stones are used (a history board); the native kernel then reads
+    fewer ladders and leaves the ladder moves ``False``, the XLA code computes them anyway.
+    """
+    size = config.size
+
+    def xla():
+        analysis = _chains._analyse(config, state)
+        stones, moves = ladders(config, state, analysis)
+        liberties = _chains._chains_of(config, analysis).liberties
+        return stones, moves, liberties, _outcomes._not_suicide(config, analysis)
+
+    def native():
+        rows = _native_calls.katago_tables(config, state, ladder_moves).reshape(-1, size, size)
+        return rows[0] != 0, rows[1] != 0, rows[2].astype(jnp.int32), rows[3] != 0
+
+    return _native_calls.on_cpu(native, xla)
 
 
 def _extend_bool(x):

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax.features import _ladder_read as _read
+from gojax.features import _native_calls
 
 __all__ = ["SLOTS", "pooled_reads"]
 
@@ -191,8 +192,27 @@ def pooled_reads(
       ``bool[T]``: the runner is captured (False where not active).
 
     Arrays the same for every game of a batch (the modes, the moves of
-    AlphaGo's candidates) are not copied per game.
+    AlphaGo's candidates) are not copied per game. On the CPU the reads are
+    made by the native kernel (:mod:`gojax.features._native_calls`).
     """
+    mode = _read.mode_code(mode)
+
+    tasks = active.shape
+
+    def native():
+        columns = [
+            jnp.broadcast_to(jnp.asarray(x, jnp.int32), tasks) for x in (mode, mover_attacks, move, prey)
+        ]
+        return _native_calls.ladder_reads(size, stones, turn, ko_point, *columns, active)
+
+    return _native_calls.on_cpu(
+        native,
+        lambda: _xla_reads(size, mode, stones, atari, turn, ko_point, mover_attacks, move, prey, active),
+    )
+
+
+def _xla_reads(size, mode, stones, atari, turn, ko_point, mover_attacks, move, prey, active):
+    """:func:`pooled_reads` in XLA (the pool of :func:`_pool`)."""
 
     def per_task(x):
         x = jnp.asarray(x, jnp.int32)
@@ -203,7 +223,7 @@ def pooled_reads(
         atari[None],
         jnp.asarray(turn, jnp.int32).reshape(1),
         jnp.asarray(ko_point, jnp.int32).reshape(1),
-        per_task(_read.mode_code(mode)),
+        per_task(mode),
         per_task(mover_attacks),
         per_task(move),
         per_task(prey),

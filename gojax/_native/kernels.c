@@ -1,0 +1,700 @@
+/* gojax's native CPU kernels: chain analysis, move outcomes and ladder reads.
+ *
+ * The same answers as the XLA code of gojax/features (which stays the
+ * reference and the path of accelerators), computed on a mailbox board
+ * with plain loops. Called from Python through ctypes (gojax/_native), on
+ * a slice of a batch per thread; every function here is pure and keeps its
+ * scratch memory on the stack, so threads share nothing.
+ *
+ * Boards come as gojax bitboards: uint32[2, W] stones (black, white), point
+ * p = row * N + col at bit p % 32 of word p / 32. The mailbox has a border
+ * of EDGE cells: cell = (row + 1) * (N + 2) + col + 1, in the same order as
+ * the points, so the lowest cell of a set is its lowest point.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_SIZE 25
+#define MAX_STRIDE (MAX_SIZE + 2)
+#define CELLS (MAX_STRIDE * MAX_STRIDE)
+#define MAX_POINTS (MAX_SIZE * MAX_SIZE)
+
+enum { EMPTY = 0, ATT = 1, DEF = 2, EDGE = 3 }; /* in a read: the attacker's and the runner's stones */
+enum { MINE = 1, THEIRS = 2 };                   /* in the analysis: the mover's and the opponent's */
+enum { RUNNING = 0, CAPTURED = 1, ESCAPED = 2 };
+enum { MODE_CAPTURE = 0, MODE_EXTEND = 1, MODE_DEFEND = 2 };
+
+typedef struct {
+  int size, stride, cells, points;
+  int dirs[4];
+  int cell_of[MAX_POINTS];
+  int point_of[CELLS]; /* -1 on the border */
+} Geometry;
+
+static void geometry(Geometry *g, int size) {
+  g->size = size;
+  g->stride = size + 2;
+  g->cells = g->stride * g->stride;
+  g->points = size * size;
+  g->dirs[0] = -g->stride;
+  g->dirs[1] = g->stride;
+  g->dirs[2] = -1;
+  g->dirs[3] = 1;
+  for (int c = 0; c < g->cells; c++) g->point_of[c] = -1;
+  for (int p = 0; p < g->points; p++) {
+    int c = (p / size + 1) * g->stride + p % size + 1;
+    g->cell_of[p] = c;
+    g->point_of[c] = p;
+  }
+}
+
+/* The mailbox of one board: `first` colour index as 1, the other as 2. */
+static void unpack(const Geometry *g, const uint32_t *stones, int words, int first, int8_t *board) {
+  memset(board, EDGE, (size_t)g->cells);
+  for (int p = 0; p < g->points; p++) {
+    uint32_t bit = 1u << (p & 31);
+    int8_t v = EMPTY;
+    if (stones[first * words + (p >> 5)] & bit) v = 1;
+    else if (stones[(1 - first) * words + (p >> 5)] & bit) v = 2;
+    board[g->cell_of[p]] = v;
+  }
+}
+
+/* ------------------------------------------------------------------ flood fills */
+
+typedef struct {
+  uint32_t stamp;
+  uint32_t seen[CELLS];  /* stones of the chain being filled */
+  uint32_t freed[CELLS]; /* liberties of the chain being filled */
+  uint32_t mark_stamp;
+  uint32_t mark[CELLS]; /* a caller's own marks */
+  int stack[CELLS];
+  int stones[CELLS];
+  int n_stones;
+  int libs[CELLS];
+  int n_libs;
+} Fill;
+
+/* The chain through `cell`: its stones and liberties in f (overwritten by the next fill).
+ * The fill stops once it has found `enough` liberties (returning that many; its stones are
+ * then only part of the chain): `enough` says how far a caller's count matters. */
+static uint32_t fresh_stamp(uint32_t *stamp, uint32_t *a, uint32_t *b) {
+  if (++*stamp == 0) { /* wrapped: old marks could match the new stamps */
+    memset(a, 0, sizeof(uint32_t) * CELLS);
+    if (b) memset(b, 0, sizeof(uint32_t) * CELLS);
+    *stamp = 1;
+  }
+  return *stamp;
+}
+
+static int chain_upto(const Geometry *g, const int8_t *b, int cell, Fill *f, int enough) {
+  uint32_t stamp = fresh_stamp(&f->stamp, f->seen, f->freed);
+  int8_t colour = b[cell];
+  int top = 0;
+  f->n_stones = 0;
+  f->n_libs = 0;
+  f->stack[top++] = cell;
+  f->seen[cell] = stamp;
+  while (top) {
+    int c = f->stack[--top];
+    f->stones[f->n_stones++] = c;
+    for (int d = 0; d < 4; d++) {
+      int q = c + g->dirs[d];
+      if (b[q] == colour) {
+        if (f->seen[q] != stamp) {
+          f->seen[q] = stamp;
+          f->stack[top++] = q;
+        }
+      } else if (b[q] == EMPTY && f->freed[q] != stamp) {
+        f->freed[q] = stamp;
+        f->libs[f->n_libs++] = q;
+        if (f->n_libs >= enough) return f->n_libs;
+      }
+    }
+  }
+  return f->n_libs;
+}
+
+/* The whole chain through `cell`. */
+static int chain(const Geometry *g, const int8_t *b, int cell, Fill *f) { return chain_upto(g, b, cell, f, CELLS); }
+
+static int lowest(const int *cells, int n, int except) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (cells[i] != except && (best < 0 || cells[i] < best)) best = cells[i];
+  return best;
+}
+
+/* ------------------------------------------------------------------ the chase */
+
+typedef struct {
+  int8_t b[CELLS];
+  int ko;      /* the cell the side to move may not play, or -1 */
+  int libs[2]; /* after a runner's move that leaves it 2 liberties: them */
+} Position;
+
+static void copy(const Geometry *g, Position *to, const Position *from) {
+  memcpy(to->b, from->b, (size_t)g->cells);
+  to->ko = from->ko;
+  to->libs[0] = from->libs[0];
+  to->libs[1] = from->libs[1];
+}
+
+typedef struct {
+  const Geometry *g;
+  Fill *f;
+  int prey; /* a stone of the runner (it stays one while the chase runs) */
+} Read;
+
+/* The attacker plays `move`: 1 when it is a legal atari (the runner then has exactly one liberty). */
+static int attacker_move(const Read *r, const Position *pos, int move, Position *out) {
+  const Geometry *g = r->g;
+  if (move < 0 || pos->b[move] != EMPTY || move == pos->ko) return 0;
+  copy(r->g, out, pos);
+  out->b[move] = ATT;
+  /* The runner first: it must be left in atari, and the captures cannot change that (two
+   * chains of one colour never touch, so no captured stone is next to it). */
+  if (chain_upto(g, out->b, r->prey, r->f, 2) != 1) return 0;
+  uint32_t runner = r->f->stamp; /* its stones: f->seen[cell] == runner */
+  int captured = 0, captured_cell = -1;
+  for (int d = 0; d < 4; d++) {
+    int q = move + g->dirs[d];
+    if (out->b[q] == DEF && r->f->seen[q] != runner && chain_upto(g, out->b, q, r->f, 1) == 0) {
+      for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
+      captured += r->f->n_stones;
+      captured_cell = q;
+    }
+  }
+  int libs = chain_upto(g, out->b, move, r->f, 2);
+  out->ko = (captured == 1 && r->f->n_stones == 1 && libs == 1) ? captured_cell : -1;
+  return libs >= 1;
+}
+
+/* The runner's side plays `move`: the runner's liberties after it (0 when illegal). */
+static int runner_move(const Read *r, const Position *pos, int move, Position *out) {
+  const Geometry *g = r->g;
+  if (move < 0 || pos->b[move] != EMPTY || move == pos->ko) return 0;
+  copy(r->g, out, pos);
+  int alone = 1;
+  for (int d = 0; d < 4; d++) alone &= pos->b[move + g->dirs[d]] != DEF;
+  out->b[move] = DEF;
+  int taken = 0, taken_cell = -1;
+  for (int d = 0; d < 4; d++) {
+    int q = move + g->dirs[d];
+    if (out->b[q] == ATT && chain_upto(g, out->b, q, r->f, 1) == 0) {
+      for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
+      taken += r->f->n_stones;
+      taken_cell = q;
+    }
+  }
+  int free_around = 0;
+  for (int d = 0; d < 4; d++) free_around += out->b[move + g->dirs[d]] == EMPTY;
+  out->ko = (alone && free_around == 1 && taken == 1) ? taken_cell : -1;
+  int libs = chain_upto(g, out->b, r->prey, r->f, 3);
+  if (libs == 2) {
+    out->libs[0] = r->f->libs[0] < r->f->libs[1] ? r->f->libs[0] : r->f->libs[1];
+    out->libs[1] = r->f->libs[0] < r->f->libs[1] ? r->f->libs[1] : r->f->libs[0];
+  }
+  return libs;
+}
+
+/* The runner, in atari, answers: its extension, or (with `captures`) the capture of an
+ * adjacent attacker chain in atari at the lowest such liberty that is not the runner's.
+ * Sets *out to the position after the answer the chase goes on with; returns the status. */
+static int reply(const Read *r, const Position *pos, int captures, Position *out) {
+  const Geometry *g = r->g;
+  Fill *f = r->f;
+  int n = chain(g, pos->b, r->prey, f);
+  int extension = lowest(f->libs, n, -1);
+  int capture = -1;
+  if (captures) {
+    int runner[CELLS], n_runner = f->n_stones;
+    memcpy(runner, f->stones, sizeof(int) * (size_t)n_runner);
+    uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
+    for (int i = 0; i < n; i++) f->mark[f->libs[i]] = stamp; /* the runner's liberties */
+    for (int i = 0; i < n_runner; i++) {
+      for (int d = 0; d < 4; d++) {
+        int q = runner[i] + g->dirs[d];
+        if (pos->b[q] != ATT || f->mark[q] == stamp) continue;
+        int at = chain_upto(g, pos->b, q, f, 2) == 1 ? f->libs[0] : -1;
+        for (int k = 0; k < f->n_stones; k++) f->mark[f->stones[k]] = stamp; /* looked at */
+        if (at >= 0 && f->mark[at] != stamp && (capture < 0 || at < capture)) capture = at;
+      }
+    }
+  }
+  int options[2] = {extension, capture};
+  Position after[2];
+  int escaped = 0, chosen = -1;
+  for (int j = 0; j < 2; j++) {
+    int libs = options[j] >= 0 ? runner_move(r, pos, options[j], &after[j]) : 0;
+    escaped |= libs >= 3;
+    if (chosen < 0 && libs == 2) chosen = j;
+  }
+  if (escaped) return ESCAPED;
+  if (chosen < 0) return CAPTURED;
+  copy(r->g, out, &after[chosen]);
+  return RUNNING;
+}
+
+/* One round: the attacker's candidate ataris `moves` (-1: none), each skipped where `skip`
+ * (the runner, already in atari, answers the position as it is, with `captures`), and the
+ * runner's answer to each; the attacker keeps the first that captures, else the first that
+ * keeps the chase going. Sets *pos to the position the chase goes on from. */
+static int round_of(const Read *r, Position *pos, const int moves[2], const int skip[2], int captures) {
+  Position attacked, after, best_after;
+  int best_score = -2;
+  for (int i = 0; i < 2; i++) {
+    const Position *at = pos;
+    int ok = 1;
+    if (!skip[i]) {
+      ok = attacker_move(r, pos, moves[i], &attacked);
+      at = &attacked;
+    }
+    int score = -1;
+    if (ok) {
+      int status = reply(r, at, captures || !skip[i], &after);
+      /* An atari that takes a ko leaves the runner the ko fight: no ladder. */
+      if (!skip[i] && at->ko >= 0) status = ESCAPED;
+      score = status == CAPTURED ? 3 : status == RUNNING ? 2 : 0;
+    }
+    if (score > best_score) {
+      best_score = score;
+      if (score == 2) copy(r->g, &best_after, &after);
+    }
+  }
+  if (best_score == 3) return CAPTURED;
+  if (best_score == 2) {
+    copy(r->g, pos, &best_after);
+    return RUNNING;
+  }
+  return ESCAPED;
+}
+
+/* The whole chase: CAPTURED or ESCAPED. `pos` is the starting position (modified). */
+static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int mode, int first_move) {
+  Read r = {g, f, prey};
+  int limit = 2 * g->size + 1;
+  int status = RUNNING;
+  for (int rounds = 0; status == RUNNING && rounds < limit; rounds++) {
+    int moves[2] = {-1, -1}, skip[2] = {0, 0};
+    if (rounds == 0) {
+      moves[0] = mode == MODE_CAPTURE ? first_move : -1;
+      skip[0] = mode != MODE_CAPTURE;
+    } else { /* the runner's two liberties, lower first */
+      moves[0] = pos->libs[0];
+      moves[1] = pos->libs[1];
+    }
+    status = round_of(&r, pos, moves, skip, mode != MODE_EXTEND);
+  }
+  return status == RUNNING ? CAPTURED : status;
+}
+
+/* ------------------------------------------------------------------ ladder reads, one by one */
+
+/* Reads of `n` ladders; read k is of game games[k] (stones uint32[G, 2, W], turn and ko
+ * point int32[G]): the attacker is the side to move where mover_attacks[k], else the other;
+ * `mode` 0 capture (the attacker first, at first_move), 1 extend, 2 defend (the runner first:
+ * its extension only, or all its options); `prey` a point of the runner. The game's ko point
+ * binds the first move when the side to move makes it. out[k] = 1 when the runner is
+ * captured (0 too when prey is not a stone of the runner's colour). */
+void gojax_ladder_reads(int64_t n, int32_t size, int32_t words, const uint32_t *stones, const int32_t *turn,
+                        const int32_t *ko_point, const int32_t *games, const int32_t *modes,
+                        const uint8_t *mover_attacks, const int32_t *first_moves, const int32_t *prey,
+                        uint8_t *out) {
+  Geometry g;
+  static __thread Fill f; /* large: one per thread, not on the stack */
+  Position pos;
+  geometry(&g, size);
+  for (int64_t k = 0; k < n; k++) {
+    int game = games[k], t = turn[game];
+    int attacker = mover_attacks[k] ? t : 1 - t;
+    int first = modes[k] == MODE_CAPTURE ? attacker : 1 - attacker;
+    int ko = first == t ? ko_point[game] : -1;
+    unpack(&g, stones + (int64_t)game * 2 * words, words, attacker, pos.b);
+    pos.ko = ko >= 0 ? g.cell_of[ko] : -1;
+    int runner = g.cell_of[prey[k]];
+    int move = modes[k] == MODE_CAPTURE && first_moves[k] >= 0 ? g.cell_of[first_moves[k]] : -1;
+    out[k] = pos.b[runner] == DEF && read_ladder(&g, &f, &pos, runner, modes[k], move) == CAPTURED;
+  }
+}
+
+/* ------------------------------------------------------------------ chains and move outcomes */
+
+typedef struct {
+  int label[CELLS]; /* chain index of a stone, -1 elsewhere */
+  int n;
+  int size[MAX_POINTS], libs[MAX_POINTS], colour[MAX_POINTS], stone[MAX_POINTS];
+  int lib_start[MAX_POINTS + 1];
+  int lib_cells[4 * MAX_POINTS];
+} Chains;
+
+static void analyse(const Geometry *g, const int8_t *b, Chains *c, Fill *f) {
+  for (int i = 0; i < g->cells; i++) c->label[i] = -1;
+  c->n = 0;
+  c->lib_start[0] = 0;
+  for (int p = 0; p < g->points; p++) {
+    int cell = g->cell_of[p];
+    if (b[cell] == EMPTY || c->label[cell] >= 0) continue;
+    int k = c->n++, libs = chain(g, b, cell, f);
+    for (int i = 0; i < f->n_stones; i++) c->label[f->stones[i]] = k;
+    c->size[k] = f->n_stones;
+    c->libs[k] = libs;
+    c->colour[k] = b[cell];
+    c->stone[k] = cell;
+    memcpy(c->lib_cells + c->lib_start[k], f->libs, sizeof(int) * (size_t)libs);
+    c->lib_start[k + 1] = c->lib_start[k] + libs;
+  }
+}
+
+/* The distinct chains of `colour` next to `cell` (at most 4): their count. */
+static int beside(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour, int *out) {
+  int n = 0;
+  for (int d = 0; d < 4; d++) {
+    int q = cell + g->dirs[d];
+    if (b[q] != colour) continue;
+    int k = c->label[q], fresh = 1;
+    for (int i = 0; i < n; i++) fresh &= out[i] != k;
+    if (fresh) out[n++] = k;
+  }
+  return n;
+}
+
+/* Liberties of the chain of a `colour` stone at the empty `cell`, after the chains it
+ * captures (the other colour's in atari next to it) when `captures`, else as if none were. */
+static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour,
+                           int captures, Fill *f) {
+  uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
+  int joined[4], n_joined = beside(g, c, b, cell, colour, joined), count = 0;
+  f->mark[cell] = stamp;
+  for (int d = 0; d < 4; d++) {
+    int q = cell + g->dirs[d];
+    if (b[q] == EMPTY && f->mark[q] != stamp) f->mark[q] = stamp, count++;
+  }
+  for (int i = 0; i < n_joined; i++) {
+    int k = joined[i];
+    for (int j = c->lib_start[k]; j < c->lib_start[k + 1]; j++) {
+      int q = c->lib_cells[j];
+      if (f->mark[q] != stamp) f->mark[q] = stamp, count++;
+    }
+  }
+  if (!captures) return count;
+  int taken[4], n_taken = beside(g, c, b, cell, 3 - colour, taken);
+  for (int i = 0; i < n_taken; i++) {
+    int k = taken[i];
+    if (c->libs[k] != 1) continue;
+    chain(g, b, c->stone[k], f);
+    for (int s = 0; s < f->n_stones; s++) {
+      int y = f->stones[s], touches = 0;
+      for (int d = 0; d < 4; d++) {
+        int q = y + g->dirs[d];
+        if (q == cell) touches = 1;
+        for (int j = 0; j < n_joined; j++) touches |= c->label[q] == joined[j];
+      }
+      if (touches && f->mark[y] != stamp) f->mark[y] = stamp, count++;
+    }
+  }
+  return count;
+}
+
+enum { T_LIBERTIES, T_CAPTURE, T_SELF_ATARI, T_LIBERTIES_AFTER, T_LADDER_CAPTURE, T_LADDER_ESCAPE, TABLES };
+
+/* The AlphaGo planes' tables of boards [begin, end): out int16[B, TABLES, P], per point:
+ * the liberties of its stone's chain; what a mover's stone at an empty point would capture,
+ * its chain's size if left in atari, its liberties (with captures); whether it captures an
+ * opponent chain of 2 liberties by ladder and whether it saves a mover's chain in atari
+ * from one (not masked by legality). As gojax.features._alphago computes them in XLA. */
+void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                          const int32_t *turn, const int32_t *ko_point, int16_t *out) {
+  Geometry g;
+  static __thread Fill f;
+  static __thread Chains c;
+  Position mine, theirs, pos;
+  geometry(&g, size);
+  int points = g.points;
+  for (int64_t game = begin; game < end; game++) {
+    int16_t *o = out + game * TABLES * points;
+    memset(o, 0, sizeof(int16_t) * TABLES * (size_t)points);
+    const int8_t *b = mine.b;
+    unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
+    unpack(&g, stones + game * 2 * words, words, 1 - turn[game], theirs.b);
+    int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
+    mine.ko = theirs.ko = ko;
+    analyse(&g, b, &c, &f);
+    for (int p = 0; p < points; p++) {
+      int cell = g.cell_of[p];
+      if (b[cell] != EMPTY) {
+        o[T_LIBERTIES * points + p] = (int16_t)c.libs[c.label[cell]];
+        continue;
+      }
+      int near[4], n;
+      int after = liberties_after(&g, &c, b, cell, MINE, 1, &f);
+      int captured = 0, joined = 1;
+      n = beside(&g, &c, b, cell, THEIRS, near);
+      for (int i = 0; i < n; i++) captured += c.libs[near[i]] == 1 ? c.size[near[i]] : 0;
+      int own[4], n_own = beside(&g, &c, b, cell, MINE, own);
+      for (int i = 0; i < n_own; i++) joined += c.size[own[i]];
+      o[T_CAPTURE * points + p] = (int16_t)captured;
+      o[T_SELF_ATARI * points + p] = (int16_t)(after == 1 ? joined : 0);
+      o[T_LIBERTIES_AFTER * points + p] = (int16_t)after;
+      /* Ladder captures: the atari at p on an opponent chain with liberties p and q. The
+       * runner's extension at q keeps at most its liberties there ignoring captures, less
+       * p: with 3 or more it is out, no read needed. */
+      int won = 0;
+      for (int i = 0; i < n && !won; i++) {
+        int k = near[i];
+        if (c.libs[k] != 2) continue;
+        const int *libs = c.lib_cells + c.lib_start[k];
+        int q = libs[0] == cell ? libs[1] : libs[0];
+        if (liberties_after(&g, &c, b, q, THEIRS, 0, &f) - 1 > 2) continue;
+        copy(&g, &pos, &mine);
+        won = read_ladder(&g, &f, &pos, c.stone[k], MODE_CAPTURE, cell) == CAPTURED;
+      }
+      o[T_LADDER_CAPTURE * points + p] = (int16_t)won;
+      /* Ladder escapes: the extension of a mover's chain in atari on its liberty p, out
+       * with 3 or more liberties, chased with 2. */
+      int saved = 0;
+      for (int i = 0; i < n_own && !saved; i++) {
+        int k = own[i];
+        if (c.libs[k] != 1 || after < 2) continue;
+        if (after >= 3) {
+          saved = 1;
+          continue;
+        }
+        copy(&g, &pos, &theirs);
+        saved = read_ladder(&g, &f, &pos, c.stone[k], MODE_EXTEND, -1) != CAPTURED;
+      }
+      o[T_LADDER_ESCAPE * points + p] = (int16_t)saved;
+    }
+  }
+}
+
+enum { K_LADDERABLE, K_LADDER_MOVES, K_LIBERTIES, K_NOT_SUICIDE, KATAGO_TABLES };
+
+/* KataGo's ladder features of boards [begin, end) (as gojax.features._katago_ladders):
+ * out int16[B, KATAGO_TABLES, P], per point: its stone's chain is ladderable (1 liberty:
+ * its owner, to move, cannot get out by extending or capturing; 2 liberties: the
+ * opponent, to move, captures it by a ladder from either liberty); the mover's atari
+ * there starts a working ladder on an opponent chain (not masked by legality); the
+ * liberties of its stone's chain; a mover's stone there would have a liberty. Where
+ * want_moves[game] is 0 the ladder moves are left 0, and a two-liberty chain is read from
+ * its second liberty only when the first atari fails (all its ladderable flag needs). */
+void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                         const int32_t *turn, const int32_t *ko_point, const int32_t *want_moves,
+                         int16_t *out) {
+  Geometry g;
+  static __thread Fill f;
+  static __thread Chains c;
+  Position mine, theirs, pos;
+  geometry(&g, size);
+  int points = g.points;
+  for (int64_t game = begin; game < end; game++) {
+    int16_t *o = out + game * KATAGO_TABLES * points;
+    memset(o, 0, sizeof(int16_t) * KATAGO_TABLES * (size_t)points);
+    const int8_t *b = mine.b;
+    unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
+    unpack(&g, stones + game * 2 * words, words, 1 - turn[game], theirs.b);
+    int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
+    int wanted = want_moves[game] != 0;
+    analyse(&g, b, &c, &f);
+    uint8_t laddered[MAX_POINTS];
+    for (int k = 0; k < c.n; k++) {
+      laddered[k] = 0;
+      int libs = c.libs[k];
+      if (libs != 1 && libs != 2) continue;
+      /* The attacker: the mover where the chain is the opponent's. The side to move's
+       * first move is bound by the ko point. */
+      int mover_attacks = c.colour[k] == THEIRS;
+      const Position *start = mover_attacks ? &mine : &theirs;
+      const int *lib = c.lib_cells + c.lib_start[k];
+      if (libs == 1) {
+        copy(&g, &pos, start);
+        pos.ko = mover_attacks ? -1 : ko; /* the owner moves first */
+        laddered[k] = read_ladder(&g, &f, &pos, c.stone[k], MODE_DEFEND, -1) == CAPTURED;
+        continue;
+      }
+      int low = lib[0] < lib[1] ? lib[0] : lib[1], high = lib[0] < lib[1] ? lib[1] : lib[0];
+      int ataris[2] = {low, high}, others[2] = {high, low};
+      for (int i = 0; i < 2; i++) {
+        /* Once the chain is known ladderable, only the mover's working ataris are still wanted. */
+        if (laddered[k] && !(mover_attacks && wanted)) break;
+        /* The runner's extension on the other liberty keeps 3+ liberties even ignoring
+         * captures: the atari cannot work. */
+        if (liberties_after(&g, &c, b, others[i], c.colour[k], 0, &f) - 1 > 2) continue;
+        copy(&g, &pos, start);
+        pos.ko = mover_attacks ? ko : -1; /* the attacker moves first */
+        if (read_ladder(&g, &f, &pos, c.stone[k], MODE_CAPTURE, ataris[i]) == CAPTURED) {
+          laddered[k] = 1;
+          if (mover_attacks && wanted) o[K_LADDER_MOVES * points + g.point_of[ataris[i]]] = 1;
+        }
+      }
+    }
+    for (int p = 0; p < points; p++) {
+      int cell = g.cell_of[p];
+      if (b[cell] != EMPTY) {
+        int k = c.label[cell];
+        o[K_LADDERABLE * points + p] = laddered[k];
+        o[K_LIBERTIES * points + p] = (int16_t)c.libs[k];
+        continue;
+      }
+      int alive = 0;
+      for (int d = 0; d < 4; d++) {
+        int q = cell + g.dirs[d];
+        if (b[q] == EMPTY) alive = 1;
+        else if (b[q] == THEIRS) alive |= c.libs[c.label[q]] == 1;
+        else if (b[q] == MINE) alive |= c.libs[c.label[q]] >= 2;
+      }
+      o[K_NOT_SUICIDE * points + p] = (int16_t)alive;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ Benson's pass-alive analysis */
+
+enum { B_ALIVE, B_SMALL, B_SAFE_BIG, B_UNSAFE_BIG, BENSON_MARKS };
+
+typedef struct {
+  int chain[CELLS];  /* pla chain index of a pla stone, -1 elsewhere */
+  int region[CELLS]; /* region index of a non-pla point, -1 elsewhere */
+  int n_chains, n_regions;
+  int candidates[MAX_POINTS][4], n_candidates[MAX_POINTS];
+  uint8_t vital[MAX_POINTS][4];
+  int border_start[MAX_POINTS + 1];
+  int border[4 * MAX_POINTS]; /* the pla chains next to each region (with repeats) */
+  uint8_t alive[MAX_POINTS], healthy[MAX_POINTS], has_opp[MAX_POINTS];
+  int internal[MAX_POINTS];
+  int stack[CELLS];
+} Benson;
+
+/* Benson's algorithm for the stones 1 of board b (2 the opponent's), as
+ * gojax.features._benson._marks_for: writes the four marks (uint8 flags) of every point. */
+static void benson_marks(const Geometry *g, const int8_t *b, int suicide, Benson *s, int16_t *marks) {
+  int points = g->points;
+  for (int c = 0; c < g->cells; c++) s->chain[c] = s->region[c] = -1;
+  s->n_chains = s->n_regions = 0;
+  int any_pla = 0;
+  /* Chains of pla and regions of everything else, in point order (a region's first point
+   * is its lowest). */
+  for (int p = 0; p < points; p++) {
+    int cell = g->cell_of[p], pla = b[cell] == 1;
+    int *label = pla ? s->chain : s->region;
+    if (label[cell] >= 0) continue;
+    int k = pla ? s->n_chains++ : s->n_regions++, top = 0;
+    any_pla |= pla;
+    label[cell] = k;
+    s->stack[top++] = cell;
+    while (top) {
+      int c = s->stack[--top];
+      for (int d = 0; d < 4; d++) {
+        int q = c + g->dirs[d];
+        if (b[q] == EDGE || (b[q] == 1) != pla || label[q] >= 0) continue;
+        label[q] = k;
+        s->stack[top++] = q;
+      }
+    }
+  }
+  /* Each region: its candidate vital chains (the pla chains next to its first checked point),
+   * its bordering chains, its opponent stones and internal points. */
+  int first[MAX_POINTS];
+  for (int r = 0; r < s->n_regions; r++) {
+    first[r] = -1;
+    s->n_candidates[r] = 0;
+    s->has_opp[r] = 0;
+    s->internal[r] = 0;
+  }
+  int n_border = 0;
+  int counts[MAX_POINTS + 1];
+  memset(counts, 0, sizeof(int) * (size_t)(s->n_regions + 1));
+  for (int p = 0; p < points; p++) {
+    int cell = g->cell_of[p], r = s->region[cell];
+    if (r < 0) continue;
+    int checked = suicide || b[cell] == EMPTY, touches = 0;
+    s->has_opp[r] |= b[cell] == 2;
+    for (int d = 0; d < 4; d++) {
+      int k = s->chain[cell + g->dirs[d]];
+      if (k < 0) continue;
+      touches = 1;
+      counts[r + 1]++;
+      if (checked && first[r] < 0) { /* the head: its distinct chains */
+        int fresh = 1;
+        for (int i = 0; i < s->n_candidates[r]; i++) fresh &= s->candidates[r][i] != k;
+        if (fresh) s->candidates[r][s->n_candidates[r]++] = k;
+      }
+    }
+    if (checked && first[r] < 0) first[r] = cell;
+    s->internal[r] += !touches;
+  }
+  s->border_start[0] = 0;
+  for (int r = 0; r < s->n_regions; r++) s->border_start[r + 1] = s->border_start[r] + counts[r + 1];
+  memset(counts, 0, sizeof(int) * (size_t)(s->n_regions + 1));
+  for (int r = 0; r < s->n_regions; r++)
+    for (int i = 0; i < 4; i++) s->vital[r][i] = i < s->n_candidates[r];
+  for (int p = 0; p < points; p++) {
+    int cell = g->cell_of[p], r = s->region[cell];
+    if (r < 0) continue;
+    int checked = suicide || b[cell] == EMPTY;
+    int near[4], n_near = 0;
+    for (int d = 0; d < 4; d++) {
+      int k = s->chain[cell + g->dirs[d]];
+      if (k < 0) continue;
+      near[n_near++] = k;
+      s->border[s->border_start[r] + counts[r]++] = k;
+    }
+    if (!checked) continue;
+    for (int i = 0; i < s->n_candidates[r]; i++) { /* vital: every checked point touches it */
+      int touches = 0;
+      for (int j = 0; j < n_near; j++) touches |= near[j] == s->candidates[r][i];
+      if (!touches) s->vital[r][i] = 0;
+    }
+  }
+  (void)n_border;
+  /* Benson's iteration: a chain with fewer than two healthy vital regions is removed. */
+  for (int k = 0; k < s->n_chains; k++) s->alive[k] = 1;
+  int votes[MAX_POINTS];
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int k = 0; k < s->n_chains; k++) votes[k] = 0;
+    for (int r = 0; r < s->n_regions; r++) {
+      int healthy = 1;
+      for (int i = s->border_start[r]; i < s->border_start[r + 1]; i++) healthy &= s->alive[s->border[i]];
+      s->healthy[r] = (uint8_t)healthy;
+      if (!healthy) continue;
+      for (int i = 0; i < s->n_candidates[r]; i++) votes[s->candidates[r][i]] += s->vital[r][i];
+    }
+    for (int k = 0; k < s->n_chains; k++) {
+      if (s->alive[k] && votes[k] < 2) {
+        s->alive[k] = 0;
+        changed = 1;
+      }
+    }
+  }
+  for (int r = 0; r < s->n_regions; r++) { /* health with the final chains */
+    int healthy = 1;
+    for (int i = s->border_start[r]; i < s->border_start[r + 1]; i++) healthy &= s->alive[s->border[i]];
+    s->healthy[r] = (uint8_t)healthy;
+  }
+  for (int p = 0; p < points; p++) {
+    int cell = g->cell_of[p], k = s->chain[cell], r = s->region[cell];
+    marks[B_ALIVE * points + p] = k >= 0 && s->alive[k];
+    int ok = r >= 0 && any_pla;
+    marks[B_SMALL * points + p] = ok && s->healthy[r] && s->internal[r] <= 1;
+    marks[B_SAFE_BIG * points + p] = ok && s->healthy[r] && !s->has_opp[r];
+    marks[B_UNSAFE_BIG * points + p] = ok && !s->has_opp[r];
+  }
+}
+
+/* Benson's marks of both colours for boards [begin, end): out int16[B, 2 * 4, P], black's
+ * four marks (pass-alive stones, pass-alive territory, safe big and unsafe big territory)
+ * then white's. `suicide` (0 or 1) is the rule (which points a vital region must touch). */
+void gojax_benson_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                         int32_t suicide, int16_t *out) {
+  Geometry g;
+  static __thread Benson s;
+  int8_t b[CELLS];
+  geometry(&g, size);
+  for (int64_t game = begin; game < end; game++) {
+    for (int colour = 0; colour < 2; colour++) {
+      unpack(&g, stones + game * 2 * words, words, colour, b);
+      benson_marks(&g, b, suicide, &s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
+    }
+  }
+}

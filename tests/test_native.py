@@ -1,0 +1,247 @@
+"""The native CPU kernels (``gojax/_native``) against the XLA code of the features.
+
+On the CPU the AlphaGo and KataGo planes and the ladder planes read their
+tables off C kernels (:mod:`gojax.features._native_calls`); the XLA code is
+the reference (and what accelerators run). Every test here computes the same
+thing both ways, position by position, on whole-game random positions of
+every size, on real games, and on ladder reads of every kind with random
+starting moves, and checks that the positions really hold what is compared
+(ladders won and lost, kos, captures). The hand-made ladders of
+``test_ladder.py`` run on both paths too (its ``kernel_path`` fixture).
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import CI, native_built, native_kernels, sgf_positions, stack_states, whole_game_batch
+
+import gojax
+from gojax import _native, features
+from gojax._core import types as gojax_types
+from gojax.features import _alphago, _katago_ladders, _ladder_pool, _ladder_read
+
+SIZES = {5: 256, 9: 256, 13: 128, 19: 128}  # size -> whole-game positions compared
+
+
+@pytest.fixture(autouse=True)
+def _built():
+    if not native_built():
+        pytest.skip("the native kernels are not built")
+
+
+def test_the_kernels_are_built_and_used():
+    # Under CI a missing build would silently leave every comparison here skipped.
+    if CI:
+        assert native_built(), "gojax/_native/_kernels*.so is missing: the package was built without C"
+    with native_kernels(True):
+        assert _native.available()
+    with native_kernels(False):
+        assert not _native.available()
+
+
+def _tables(config, games):
+    """``(native int32[B, 6, P] with the ladder rows masked by legality, XLA's)``."""
+    game = games._game
+    native = _native.alphago_tables(
+        config.size,
+        np.asarray(game.stones),
+        np.asarray(game.turn, np.int32),
+        np.asarray(game.ko_point, np.int32),
+    ).astype(np.int32)
+
+    def xla(state):
+        legal = features.legal_plane(config, state)
+        return _alphago._xla_tables(config, state, legal), legal.reshape(-1)
+
+    reference, legal = (np.asarray(x) for x in jax.jit(jax.vmap(xla))(game))
+    native[:, 4:] &= legal[:, None]
+    return native, reference
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_alphago_tables_match_xla_on_whole_games(size):
+    config = gojax.GoConfig(size=size)
+    games = whole_game_batch(config, SIZES[size], seed=size)
+    games = games.replace(_game=_with_ko_points(config, games._game, np.random.default_rng(size)))
+    native, reference = _tables(config, games)
+    for row, name in enumerate(_native.ALPHAGO_TABLES):
+        bad = np.flatnonzero((native[:, row] != reference[:, row]).any(axis=-1))
+        assert bad.size == 0, f"{name}: boards {bad[:5]} differ"
+    # What was compared: ladders won and escaped, captures, kos.
+    assert reference[:, 4].sum() > 0 and reference[:, 5].sum() > 0
+    assert reference[:, 1].sum() > 0
+
+
+def _with_ko_points(config, game, rng):
+    """Half the games with a ko point on a random empty point (few snapshots hold a real one):
+    the reads that start with a move there must be refused on both paths."""
+    grids = np.asarray(jax.vmap(lambda s: gojax.board(config, s))(game)).reshape(game.turn.shape[0], -1)
+    ko = np.asarray(game.ko_point).copy()
+    for b, grid in enumerate(grids):
+        empty = np.flatnonzero(grid == 0)
+        if b % 2 and empty.size:
+            ko[b] = rng.choice(empty)
+    assert (ko >= 0).sum() >= grids.shape[0] // 3
+    return game.replace(ko_point=jnp.asarray(ko, game.ko_point.dtype))
+
+
+def test_alphago_tables_match_xla_on_real_games():
+    config = gojax.GoConfig(size=19, ko_rule="simple")
+    states = stack_states(gojax.from_board(config, grid, mover) for grid, mover in sgf_positions(96, seed=3))
+
+    class Games:  # what _tables reads
+        _game = states
+
+    native, reference = _tables(config, Games)
+    np.testing.assert_array_equal(native, reference)
+    assert reference[:, 4].sum() + reference[:, 5].sum() > 0
+
+
+@pytest.mark.parametrize("size", [9])
+def test_presets_match_xla(size):
+    config = gojax.GoConfig(size=size)
+    games = whole_game_batch(config, 64, seed=100 + size)
+
+    def presets(game, history):
+        alphago = features.alphago_planes(config, game, history, dtype=jnp.bool_)
+        spatial, globals_ = features.katago_planes(config, game, history, dtype=jnp.bool_)
+        capture = features.ladder_capture_plane(config, game)
+        escape = features.ladder_escape_plane(config, game)
+        return alphago, spatial, globals_, capture, escape
+
+    results = []
+    for enabled in (True, False):
+        with native_kernels(enabled):
+            outputs = jax.jit(jax.vmap(presets))(games._game, games._history)
+            results.append([np.asarray(x) for x in outputs])
+    for name, a, b in zip(["alphago", "katago", "globals", "capture", "escape"], *results, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert results[0][3].any()  # ladders on the board
+
+
+@pytest.mark.parametrize(("size", "games"), [(5, 512), (7, 512), (9, 256), (19, 64)])
+def test_ladder_reads_of_every_kind_match_xla(size, games):
+    # Every stone of a board is the prey of one read: a random kind, a random attacker, and
+    # (capture reads) a first move on one of the chain's liberties or anywhere at random.
+    config = gojax.GoConfig(size=size)
+    game = whole_game_batch(config, games, seed=200 + size)._game
+    rng = np.random.default_rng(size)
+    batch, points = game.turn.shape[0], config.num_points
+    modes = rng.integers(0, len(_ladder_read.MODES), (batch, points)).astype(np.int32)
+    mover_attacks = rng.random((batch, points)) < 0.5
+    grids = np.asarray(jax.vmap(lambda s: gojax.board(config, s))(game)).reshape(batch, points)
+    moves = np.where(
+        rng.random((batch, points)) < 0.8,
+        _some_liberties(config, grids, rng),
+        rng.integers(-1, points, (batch, points)),
+    )
+    # Half the games with a ko point: a first move there (a tenth of their reads) is refused
+    # when the side to move makes it.
+    game = _with_ko_points(config, game, rng)
+    ko = np.asarray(game.ko_point)[:, None]
+    moves = np.where((ko >= 0) & (rng.random((batch, points)) < 0.1), ko, moves)
+    mover_colour = (np.asarray(game.turn) + 1)[:, None]  # 1 black, 2 white
+    active = grids == np.where(mover_attacks, 3 - mover_colour, mover_colour)
+
+    def reads(state, mode, attacks, move, active):
+        prey = jnp.arange(points, dtype=jnp.int32)
+        return _ladder_pool.pooled_reads(
+            size, mode, state.stones, state.atari, state.turn, state.ko_point, attacks, move, prey, active
+        )
+
+    args = (
+        game,
+        jnp.asarray(modes),
+        jnp.asarray(mover_attacks),
+        jnp.asarray(moves, jnp.int32),
+        jnp.asarray(active),
+    )
+    results = []
+    for enabled in (True, False):
+        with native_kernels(enabled):
+            results.append(np.asarray(jax.jit(jax.vmap(reads))(*args)))
+    np.testing.assert_array_equal(results[0], results[1])
+    captured = results[1]
+    for code in range(len(_ladder_read.MODES)):  # each kind both captures and lets escape
+        kind = active & (modes == code)
+        assert captured[kind].any() and not captured[kind].all(), _ladder_read.MODES[code]
+
+
+def _some_liberties(config, grids, rng):
+    """``int32[B, P]``: for each stone a random liberty of its chain (-1 without one)."""
+    size, points = config.size, config.num_points
+    out = np.full(grids.shape, -1, np.int32)
+    for b, grid in enumerate(grids):
+        labels = np.full(points, -1)
+        for p in range(points):
+            if grid[p] == 0 or labels[p] >= 0:
+                continue
+            stones, liberties = _flood(grid, p, size)
+            for s in stones:
+                labels[s] = p
+                out[b, s] = rng.choice(sorted(liberties)) if liberties else -1
+    return out
+
+
+def _flood(grid, start, size):
+    stones, liberties, todo = {start}, set(), [start]
+    while todo:
+        p = todo.pop()
+        r, c = divmod(p, size)
+        for q, ok in ((p - size, r > 0), (p + size, r < size - 1), (p - 1, c > 0), (p + 1, c < size - 1)):
+            if not ok:
+                continue
+            if grid[q] == 0:
+                liberties.add(q)
+            elif grid[q] == grid[start] and q not in stones:
+                stones.add(q)
+                todo.append(q)
+    return stones, liberties
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_katago_tables_match_xla_and_history_boards_read_less(size):
+    config = gojax.GoConfig(size=size)
+    game = whole_game_batch(config, 128, seed=300 + size)._game
+    game = _with_ko_points(config, game, np.random.default_rng(300 + size))
+    args = (np.asarray(game.stones), np.asarray(game.turn, np.int32), np.asarray(game.ko_point, np.int32))
+    batch = args[1].shape[0]
+    full = _native.katago_tables(size, *args)
+    history = _native.katago_tables(size, *args, ladder_moves=np.zeros(batch, bool))
+    points = config.num_points
+
+    def xla(state):
+        stones, moves, liberties, not_suicide = _katago_ladders.board_tables(config, state)
+        return jnp.stack([stones, moves, liberties, not_suicide]).reshape(4, points).astype(jnp.int32)
+
+    with native_kernels(False):
+        reference = np.asarray(jax.jit(jax.vmap(xla))(game))
+    np.testing.assert_array_equal(full, reference)
+    # A history board: the same ladderable stones, liberties and suicides, no ladder moves.
+    names = _native.KATAGO_TABLES
+    moves = names.index("ladder_moves")
+    for row, name in enumerate(names):
+        want = np.zeros_like(reference[:, row]) if row == moves else reference[:, row]
+        np.testing.assert_array_equal(history[:, row], want, err_msg=name)
+    assert reference[:, moves].any() and reference[:, names.index("ladderable")].any()
+
+
+def test_the_largest_board_is_the_rules_largest():
+    assert _native.MAX_SIZE == gojax_types.MAX_SIZE
+
+
+def test_bad_input():
+    stones = np.zeros((1, 2, 20), np.uint32)
+    with pytest.raises(ValueError, match="ladder_moves"):
+        _native.katago_tables(9, np.zeros((2, 2, 3), np.uint32), np.zeros(2), np.zeros(2), np.ones(3))
+    with pytest.raises(ValueError, match="26"):
+        _native.alphago_tables(26, stones, np.zeros(1, np.int32), np.full(1, -1, np.int32))
+    with native_kernels(True):
+        os.environ["GOJAX_NATIVE"] = "yes"
+        with pytest.raises(ValueError, match="'yes'"):
+            _native.available()
