@@ -231,6 +231,19 @@ def test_katago_tables_match_xla_and_history_boards_read_less(size):
     assert reference[:, moves].any() and reference[:, names.index("ladderable")].any()
 
 
+def test_the_native_package_imports_numpy_and_the_standard_library_only():
+    # It sits at the bottom layer beside _core, callable from host code with no JAX.
+    import ast
+    import sys
+    from pathlib import Path
+
+    tree = ast.parse(Path(_native.__file__).read_text())
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    tops = {name.split(".")[0] for name in names}
+    assert tops - set(sys.stdlib_module_names) - {"__future__"} == {"numpy"}
+
+
 def test_the_largest_board_is_the_rules_largest():
     assert _native.MAX_SIZE == gojax_types.MAX_SIZE
 

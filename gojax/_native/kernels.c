@@ -50,13 +50,19 @@ static void geometry(Geometry *g, int size) {
 
 /* The mailbox of one board: `first` colour index as 1, the other as 2. */
 static void unpack(const Geometry *g, const uint32_t *stones, int words, int first, int8_t *board) {
+  const uint32_t *ones = stones + first * words, *twos = stones + (1 - first) * words;
   memset(board, EDGE, (size_t)g->cells);
   for (int p = 0; p < g->points; p++) {
-    uint32_t bit = 1u << (p & 31);
-    int8_t v = EMPTY;
-    if (stones[first * words + (p >> 5)] & bit) v = 1;
-    else if (stones[(1 - first) * words + (p >> 5)] & bit) v = 2;
-    board[g->cell_of[p]] = v;
+    int w = p >> 5, s = p & 31;
+    board[g->cell_of[p]] = (int8_t)(((ones[w] >> s) & 1u) | (((twos[w] >> s) & 1u) << 1));
+  }
+}
+
+/* `board` with the colours 1 and 2 swapped (the same board seen from the other side). */
+static void swapped(const Geometry *g, const int8_t *board, int8_t *out) {
+  for (int c = 0; c < g->cells; c++) {
+    int v = board[c];
+    out[c] = (int8_t)(v == EDGE ? EDGE : ((v << 1) | (v >> 1)) & 3);
   }
 }
 
@@ -115,6 +121,13 @@ static int chain_upto(const Geometry *g, const int8_t *b, int cell, Fill *f, int
   return f->n_libs;
 }
 
+/* The empty points next to `cell`: a lower bound of its chain's liberties, which spares
+ * the fills that only ask whether a chain has none, or only one. */
+static inline int empty_beside(const Geometry *g, const int8_t *b, int cell) {
+  return (b[cell + g->dirs[0]] == EMPTY) + (b[cell + g->dirs[1]] == EMPTY) + (b[cell + g->dirs[2]] == EMPTY) +
+         (b[cell + g->dirs[3]] == EMPTY);
+}
+
 /* The whole chain through `cell`. */
 static int chain(const Geometry *g, const int8_t *b, int cell, Fill *f) { return chain_upto(g, b, cell, f, CELLS); }
 
@@ -140,10 +153,31 @@ static void copy(const Geometry *g, Position *to, const Position *from) {
   to->libs[1] = from->libs[1];
 }
 
+/* The runner as the reply finds it: its stones (marked too), and its liberty when it has
+ * just one. */
+typedef struct {
+  int liberty; /* -1 when it has more */
+  int n_stones;
+  int stones[CELLS];
+  uint32_t stamp;
+  uint32_t mark[CELLS]; /* mark[cell] == stamp at its stones */
+} Runner;
+
+static void keep_runner(Runner *runner, const Fill *f, int liberty) {
+  uint32_t stamp = fresh_stamp(&runner->stamp, runner->mark, NULL);
+  runner->liberty = liberty;
+  runner->n_stones = f->n_stones;
+  for (int i = 0; i < f->n_stones; i++) {
+    runner->stones[i] = f->stones[i];
+    runner->mark[f->stones[i]] = stamp;
+  }
+}
+
 typedef struct {
   const Geometry *g;
   Fill *f;
-  int prey; /* a stone of the runner (it stays one while the chase runs) */
+  int prey;       /* a stone of the runner (it stays one while the chase runs) */
+  Runner *atari; /* filled by attacker_move, read by the reply to that move */
 } Read;
 
 /* The attacker plays `move`: 1 when it is a legal atari (the runner then has exactly one liberty). */
@@ -156,10 +190,13 @@ static int attacker_move(const Read *r, const Position *pos, int move, Position 
    * chains of one colour never touch, so no captured stone is next to it). */
   if (chain_upto(g, out->b, r->prey, r->f, 2) != 1) return 0;
   uint32_t runner = r->f->stamp; /* its stones: f->seen[cell] == runner */
+  /* The fill found one liberty, so it went over the whole chain: keep it for the reply. */
+  keep_runner(r->atari, r->f, r->f->libs[0]);
   int captured = 0, captured_cell = -1;
   for (int d = 0; d < 4; d++) {
     int q = move + g->dirs[d];
-    if (out->b[q] == DEF && r->f->seen[q] != runner && chain_upto(g, out->b, q, r->f, 1) == 0) {
+    if (out->b[q] == DEF && r->f->seen[q] != runner && !empty_beside(g, out->b, q) &&
+        chain_upto(g, out->b, q, r->f, 1) == 0) {
       for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
       captured += r->f->n_stones;
       captured_cell = q;
@@ -170,8 +207,10 @@ static int attacker_move(const Read *r, const Position *pos, int move, Position 
   return libs >= 1;
 }
 
-/* The runner's side plays `move`: the runner's liberties after it (0 when illegal). */
-static int runner_move(const Read *r, const Position *pos, int move, Position *out) {
+/* The runner's side plays `move`: the runner's liberties after it (0 when illegal). `only`:
+ * the runner, when `move` is its one liberty (else NULL); then a move that captures nothing
+ * and joins no other chain leaves it the empty points beside the move, and no fill is needed. */
+static int runner_move(const Read *r, const Position *pos, int move, const Runner *only, Position *out) {
   const Geometry *g = r->g;
   if (move < 0 || pos->b[move] != EMPTY || move == pos->ko) return 0;
   copy(r->g, out, pos);
@@ -181,7 +220,7 @@ static int runner_move(const Read *r, const Position *pos, int move, Position *o
   int taken = 0, taken_cell = -1;
   for (int d = 0; d < 4; d++) {
     int q = move + g->dirs[d];
-    if (out->b[q] == ATT && chain_upto(g, out->b, q, r->f, 1) == 0) {
+    if (out->b[q] == ATT && !empty_beside(g, out->b, q) && chain_upto(g, out->b, q, r->f, 1) == 0) {
       for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
       taken += r->f->n_stones;
       taken_cell = q;
@@ -190,6 +229,21 @@ static int runner_move(const Read *r, const Position *pos, int move, Position *o
   int free_around = 0;
   for (int d = 0; d < 4; d++) free_around += out->b[move + g->dirs[d]] == EMPTY;
   out->ko = (alone && free_around == 1 && taken == 1) ? taken_cell : -1;
+  if (only && taken == 0) {
+    int joins = 0, n = 0, around[4];
+    for (int d = 0; d < 4; d++) {
+      int q = move + g->dirs[d];
+      if (out->b[q] == DEF) joins |= only->mark[q] != only->stamp;
+      else if (out->b[q] == EMPTY) around[n++] = q;
+    }
+    if (!joins) {
+      if (n == 2) {
+        out->libs[0] = around[0] < around[1] ? around[0] : around[1];
+        out->libs[1] = around[0] < around[1] ? around[1] : around[0];
+      }
+      return n;
+    }
+  }
   int libs = chain_upto(g, out->b, r->prey, r->f, 3);
   if (libs == 2) {
     out->libs[0] = r->f->libs[0] < r->f->libs[1] ? r->f->libs[0] : r->f->libs[1];
@@ -200,22 +254,34 @@ static int runner_move(const Read *r, const Position *pos, int move, Position *o
 
 /* The runner, in atari, answers: its extension, or (with `captures`) the capture of an
  * adjacent attacker chain in atari at the lowest such liberty that is not the runner's.
+ * `known`: pos is the position attacker_move just made (r->atari holds the runner).
  * Sets *out to the position after the answer the chase goes on with; returns the status. */
-static int reply(const Read *r, const Position *pos, int captures, Position *out) {
+static int reply(const Read *r, const Position *pos, int captures, int known, Position *out) {
   const Geometry *g = r->g;
   Fill *f = r->f;
-  int n = chain(g, pos->b, r->prey, f);
-  int extension = lowest(f->libs, n, -1);
+  int n, extension;
+  const int *runner;
+  int n_runner;
+  if (known) {
+    n = 1;
+    extension = r->atari->liberty;
+  } else {
+    n = chain(g, pos->b, r->prey, f);
+    extension = lowest(f->libs, n, -1);
+    keep_runner(r->atari, f, n == 1 ? extension : -1); /* the fills below overwrite f */
+  }
+  runner = r->atari->stones;
+  n_runner = r->atari->n_stones;
   int capture = -1;
   if (captures) {
-    int runner[CELLS], n_runner = f->n_stones;
-    memcpy(runner, f->stones, sizeof(int) * (size_t)n_runner);
     uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
-    for (int i = 0; i < n; i++) f->mark[f->libs[i]] = stamp; /* the runner's liberties */
+    if (known) f->mark[extension] = stamp; /* the runner's liberties */
+    else
+      for (int i = 0; i < n; i++) f->mark[f->libs[i]] = stamp;
     for (int i = 0; i < n_runner; i++) {
       for (int d = 0; d < 4; d++) {
         int q = runner[i] + g->dirs[d];
-        if (pos->b[q] != ATT || f->mark[q] == stamp) continue;
+        if (pos->b[q] != ATT || f->mark[q] == stamp || empty_beside(g, pos->b, q) >= 2) continue;
         int at = chain_upto(g, pos->b, q, f, 2) == 1 ? f->libs[0] : -1;
         for (int k = 0; k < f->n_stones; k++) f->mark[f->stones[k]] = stamp; /* looked at */
         if (at >= 0 && f->mark[at] != stamp && (capture < 0 || at < capture)) capture = at;
@@ -226,7 +292,8 @@ static int reply(const Read *r, const Position *pos, int captures, Position *out
   Position after[2];
   int escaped = 0, chosen = -1;
   for (int j = 0; j < 2; j++) {
-    int libs = options[j] >= 0 ? runner_move(r, pos, options[j], &after[j]) : 0;
+    const Runner *only = j == 0 && r->atari->liberty >= 0 ? r->atari : NULL;
+    int libs = options[j] >= 0 ? runner_move(r, pos, options[j], only, &after[j]) : 0;
     escaped |= libs >= 3;
     if (chosen < 0 && libs == 2) chosen = j;
   }
@@ -252,7 +319,7 @@ static int round_of(const Read *r, Position *pos, const int moves[2], const int 
     }
     int score = -1;
     if (ok) {
-      int status = reply(r, at, captures || !skip[i], &after);
+      int status = reply(r, at, captures || !skip[i], !skip[i], &after);
       /* An atari that takes a ko leaves the runner the ko fight: no ladder. */
       if (!skip[i] && at->ko >= 0) status = ESCAPED;
       score = status == CAPTURED ? 3 : status == RUNNING ? 2 : 0;
@@ -272,7 +339,8 @@ static int round_of(const Read *r, Position *pos, const int moves[2], const int 
 
 /* The whole chase: CAPTURED or ESCAPED. `pos` is the starting position (modified). */
 static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int mode, int first_move) {
-  Read r = {g, f, prey};
+  static __thread Runner atari;
+  Read r = {g, f, prey, &atari};
   int limit = 2 * g->size + 1;
   int status = RUNNING;
   for (int rounds = 0; status == RUNNING && rounds < limit; rounds++) {
@@ -346,25 +414,48 @@ static void analyse(const Geometry *g, const int8_t *b, Chains *c, Fill *f) {
   }
 }
 
-/* The distinct chains of `colour` next to `cell` (at most 4): their count. */
-static int beside(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour, int *out) {
-  int n = 0;
+/* The distinct chains next to an empty cell: a colour's own and the other colour's. */
+typedef struct {
+  int own[4], n_own;
+  int other[4], n_other;
+} Around;
+
+static void around(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour, Around *a) {
+  a->n_own = a->n_other = 0;
   for (int d = 0; d < 4; d++) {
     int q = cell + g->dirs[d];
-    if (b[q] != colour) continue;
+    if (b[q] == EMPTY || b[q] == EDGE) continue;
     int k = c->label[q], fresh = 1;
-    for (int i = 0; i < n; i++) fresh &= out[i] != k;
-    if (fresh) out[n++] = k;
+    int *list = b[q] == colour ? a->own : a->other, *n = b[q] == colour ? &a->n_own : &a->n_other;
+    for (int i = 0; i < *n; i++) fresh &= list[i] != k;
+    if (fresh) list[(*n)++] = k;
   }
-  return n;
 }
 
-/* Liberties of the chain of a `colour` stone at the empty `cell`, after the chains it
- * captures (the other colour's in atari next to it) when `captures`, else as if none were. */
-static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour,
-                           int captures, Fill *f) {
+/* Liberties of the chain of a `colour` stone at the empty `cell` (`a`: the chains around it,
+ * `colour`'s own), after the chains it captures (the other colour's in atari next to it)
+ * when `captures`, else as if none were. */
+static int liberties_after_around(const Geometry *g, const Chains *c, const int8_t *b, int cell,
+                                  const Around *a, int captures, Fill *f) {
+  const int *joined = a->own;
+  int n_joined = a->n_own;
+  int taken[4], n_taken = 0;
+  for (int i = 0; i < a->n_other && captures; i++)
+    if (c->libs[a->other[i]] == 1) taken[n_taken++] = a->other[i];
+  if (n_taken == 0 && n_joined <= 1) {
+    /* Joining at most one chain k, capturing nothing: k's liberties but `cell`, and the empty
+     * points beside `cell` that are not already k's (none of their neighbours is k's). */
+    int k = n_joined ? joined[0] : -1, count = k >= 0 ? c->libs[k] - 1 : 0;
+    for (int d = 0; d < 4; d++) {
+      int e = cell + g->dirs[d], known = 0;
+      if (b[e] != EMPTY) continue;
+      for (int d2 = 0; d2 < 4 && k >= 0; d2++) known |= c->label[e + g->dirs[d2]] == k;
+      count += !known;
+    }
+    return count;
+  }
   uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
-  int joined[4], n_joined = beside(g, c, b, cell, colour, joined), count = 0;
+  int count = 0;
   f->mark[cell] = stamp;
   for (int d = 0; d < 4; d++) {
     int q = cell + g->dirs[d];
@@ -377,12 +468,8 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
       if (f->mark[q] != stamp) f->mark[q] = stamp, count++;
     }
   }
-  if (!captures) return count;
-  int taken[4], n_taken = beside(g, c, b, cell, 3 - colour, taken);
   for (int i = 0; i < n_taken; i++) {
-    int k = taken[i];
-    if (c->libs[k] != 1) continue;
-    chain(g, b, c->stone[k], f);
+    chain(g, b, c->stone[taken[i]], f);
     for (int s = 0; s < f->n_stones; s++) {
       int y = f->stones[s], touches = 0;
       for (int d = 0; d < 4; d++) {
@@ -394,6 +481,13 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
     }
   }
   return count;
+}
+
+static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, int cell, int colour,
+                           int captures, Fill *f) {
+  Around a;
+  around(g, c, b, cell, colour, &a);
+  return liberties_after_around(g, c, b, cell, &a, captures, f);
 }
 
 enum { T_LIBERTIES, T_CAPTURE, T_SELF_ATARI, T_LIBERTIES_AFTER, T_LADDER_CAPTURE, T_LADDER_ESCAPE, TABLES };
@@ -416,7 +510,7 @@ void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t word
     memset(o, 0, sizeof(int16_t) * TABLES * (size_t)points);
     const int8_t *b = mine.b;
     unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
-    unpack(&g, stones + game * 2 * words, words, 1 - turn[game], theirs.b);
+    swapped(&g, mine.b, theirs.b);
     int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
     mine.ko = theirs.ko = ko;
     analyse(&g, b, &c, &f);
@@ -426,12 +520,12 @@ void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t word
         o[T_LIBERTIES * points + p] = (int16_t)c.libs[c.label[cell]];
         continue;
       }
-      int near[4], n;
-      int after = liberties_after(&g, &c, b, cell, MINE, 1, &f);
-      int captured = 0, joined = 1;
-      n = beside(&g, &c, b, cell, THEIRS, near);
+      Around a;
+      around(&g, &c, b, cell, MINE, &a);
+      int after = liberties_after_around(&g, &c, b, cell, &a, 1, &f);
+      const int *near = a.other, *own = a.own;
+      int n = a.n_other, n_own = a.n_own, captured = 0, joined = 1;
       for (int i = 0; i < n; i++) captured += c.libs[near[i]] == 1 ? c.size[near[i]] : 0;
-      int own[4], n_own = beside(&g, &c, b, cell, MINE, own);
       for (int i = 0; i < n_own; i++) joined += c.size[own[i]];
       o[T_CAPTURE * points + p] = (int16_t)captured;
       o[T_SELF_ATARI * points + p] = (int16_t)(after == 1 ? joined : 0);
@@ -492,7 +586,7 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
     memset(o, 0, sizeof(int16_t) * KATAGO_TABLES * (size_t)points);
     const int8_t *b = mine.b;
     unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
-    unpack(&g, stones + game * 2 * words, words, 1 - turn[game], theirs.b);
+    swapped(&g, mine.b, theirs.b);
     int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
     int wanted = want_moves[game] != 0;
     analyse(&g, b, &c, &f);
