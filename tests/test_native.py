@@ -12,7 +12,9 @@ starting moves, and checks that the positions really hold what is compared
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -45,7 +47,7 @@ def test_the_kernels_are_built_and_used():
 
 
 def _tables(config, games):
-    """``(native int32[B, 6, P] with the ladder rows masked by legality, XLA's)``."""
+    """``(native int32[B, 7, P] with the ladder rows masked by legality, XLA's)``."""
     game = games._game
     native = _native.alphago_tables(
         config.size,
@@ -59,7 +61,7 @@ def _tables(config, games):
         return _alphago._xla_tables(config, state, legal), legal.reshape(-1)
 
     reference, legal = (np.asarray(x) for x in jax.jit(jax.vmap(xla))(game))
-    native[:, 4:] &= legal[:, None]
+    native[:, 4:6] &= legal[:, None]
     return native, reference
 
 
@@ -74,7 +76,7 @@ def test_alphago_tables_match_xla_on_whole_games(size):
         assert bad.size == 0, f"{name}: boards {bad[:5]} differ"
     # What was compared: ladders won and escaped, captures, kos.
     assert reference[:, 4].sum() > 0 and reference[:, 5].sum() > 0
-    assert reference[:, 1].sum() > 0
+    assert reference[:, 1].sum() > 0 and reference[:, 6].sum() > 0  # captures, eyes
 
 
 def _with_ko_points(config, game, rng):
@@ -242,6 +244,35 @@ def test_the_native_package_imports_numpy_and_the_standard_library_only():
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     tops = {name.split(".")[0] for name in names}
     assert tops - set(sys.stdlib_module_names) - {"__future__"} == {"numpy"}
+
+
+def test_disabled_turns_the_native_path_off_on_its_thread():
+    with native_kernels(True):
+        assert _native.available()
+        with _native.disabled():
+            with _native.disabled():
+                assert not _native.available()
+            assert not _native.available()
+            elsewhere = []
+            thread = threading.Thread(target=lambda: elsewhere.append(_native.available()))
+            thread.start()
+            thread.join()
+            assert elsewhere == [True]
+        assert _native.available()
+
+
+def test_the_gtp_judgement_holds_no_host_callback():
+    # The GTP engine stores compiled executables on disk, which a host callback would prevent.
+    from gojax.gtp import _status
+
+    config = gojax.GoConfig(size=9, ko_rule="simple")
+    starts = stack_states([gojax.init(config), gojax.init(config)])
+    with native_kernels(True):
+        judged = jax.jit(functools.partial(_status.ownership, config, playouts=2))
+        text = judged.lower(starts, jax.random.key(0)).as_text().lower()
+        benson = jax.jit(functools.partial(features.pass_alive, config)).lower(gojax.init(config))
+    assert "callback" not in text
+    assert "callback" in benson.as_text().lower()  # what the check would see
 
 
 def test_the_largest_board_is_the_rules_largest():

@@ -131,6 +131,8 @@ def test_wheel_metadata_and_files(installed):
     assert "gojax/py.typed" in names and any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not [n for n in names if n.startswith(("tests/", "experiments/", "docs/"))]
     assert {"gojax/_core/rules.py", "gojax/dataset/selfplay.py", "gojax/svg/_png.py"} <= set(names)
+    # The feature planes' native CPU kernels, compiled by the build (a C compiler is here).
+    assert [n for n in names if re.fullmatch(r"gojax/_native/_kernels[^/]*\.so", n)], "no native kernels"
     assert metadata["License-Expression"] == "Apache-2.0"
     assert metadata["Requires-Python"] == ">=3.11"
     requires = metadata.get_all("Requires-Dist")

@@ -17,11 +17,14 @@ variable ``GOJAX_NATIVE=0`` to use the XLA code on the CPU too.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib.machinery
 import itertools
 import os
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,6 +37,7 @@ __all__ = [
     "alphago_tables",
     "available",
     "benson_tables",
+    "disabled",
     "enabled",
     "katago_tables",
     "ladder_reads",
@@ -43,6 +47,7 @@ __all__ = [
 # The rows of alphago_tables' and katago_tables' results.
 ALPHAGO_TABLES = (
     "liberties", "capture_size", "self_atari_size", "liberties_after", "ladder_capture", "ladder_escape",
+    "mover_eyes",
 )  # fmt: skip
 KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
@@ -91,9 +96,26 @@ def enabled() -> bool:
     return value == "1"
 
 
+_off = threading.local()
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """Inside the block (on this thread), :func:`available` is False: functions traced there
+    run the XLA code on the CPU too. For a computation that must hold no host callback, such
+    as one whose compiled executable is stored on disk."""
+    before = getattr(_off, "depth", 0)
+    _off.depth = before + 1
+    try:
+        yield
+    finally:
+        _off.depth = before
+
+
 def available() -> bool:
-    """Whether the features run the native kernels on the CPU: built, and enabled."""
-    return enabled() and _library() is not None
+    """Whether the features run the native kernels on the CPU: built, enabled, and not
+    :func:`disabled`."""
+    return enabled() and not getattr(_off, "depth", 0) and _library() is not None
 
 
 @functools.cache
@@ -155,7 +177,7 @@ def _tables(kernel: str, rows: int, size: int, stones, turn, ko_point, *extra) -
 
 
 def alphago_tables(size: int, stones, turn, ko_point) -> np.ndarray:
-    """``int16[B, 6, P]``: the rows of :data:`ALPHAGO_TABLES` for ``B`` boards.
+    """``int16[B, 7, P]``: the rows of :data:`ALPHAGO_TABLES` for ``B`` boards.
 
     ``stones``: ``uint32[B, 2, W]``; ``turn``, ``ko_point``: ``int32[B]``
     (the colour index to move, the point it may not play or -1). Per point:
@@ -163,7 +185,7 @@ def alphago_tables(size: int, stones, turn, ko_point) -> np.ndarray:
     point, the stones it captures, its chain's size if that is left in
     atari, its liberties; whether it captures an opponent chain by ladder,
     whether it saves a mover's chain in atari from one (not masked by
-    legality).
+    legality); whether it is the mover's eye (:func:`gojax.features.mover_eyes`).
     """
     return _tables("gojax_alphago_tables", len(ALPHAGO_TABLES), size, stones, turn, ko_point)
 

@@ -490,13 +490,38 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
   return liberties_after_around(g, c, b, cell, &a, captures, f);
 }
 
-enum { T_LIBERTIES, T_CAPTURE, T_SELF_ATARI, T_LIBERTIES_AFTER, T_LADDER_CAPTURE, T_LADDER_ESCAPE, TABLES };
+enum {
+  T_LIBERTIES,
+  T_CAPTURE,
+  T_SELF_ATARI,
+  T_LIBERTIES_AFTER,
+  T_LADDER_CAPTURE,
+  T_LADDER_ESCAPE,
+  T_EYES,
+  TABLES
+};
+
+/* An empty cell is the mover's eye (gojax.features.mover_eyes): every neighbour on the board
+ * is a mover's stone, and the opponent holds none of its diagonals when one is off the board,
+ * else at most one. */
+static int mover_eye(const Geometry *g, const int8_t *b, int cell) {
+  for (int d = 0; d < 4; d++)
+    if (b[cell + g->dirs[d]] != MINE && b[cell + g->dirs[d]] != EDGE) return 0;
+  int s = g->stride, off = 0, theirs = 0;
+  const int diagonals[4] = {-s - 1, -s + 1, s - 1, s + 1};
+  for (int d = 0; d < 4; d++) {
+    off |= b[cell + diagonals[d]] == EDGE;
+    theirs += b[cell + diagonals[d]] == THEIRS;
+  }
+  return theirs <= (off ? 0 : 1);
+}
 
 /* The AlphaGo planes' tables of boards [begin, end): out int16[B, TABLES, P], per point:
  * the liberties of its stone's chain; what a mover's stone at an empty point would capture,
  * its chain's size if left in atari, its liberties (with captures); whether it captures an
  * opponent chain of 2 liberties by ladder and whether it saves a mover's chain in atari
- * from one (not masked by legality). As gojax.features._alphago computes them in XLA. */
+ * from one (not masked by legality); whether it is the mover's eye. As
+ * gojax.features._alphago computes them in XLA. */
 void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
                           const int32_t *turn, const int32_t *ko_point, int16_t *out) {
   Geometry g;
@@ -558,6 +583,7 @@ void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t word
         saved = read_ladder(&g, &f, &pos, c.stone[k], MODE_EXTEND, -1) != CAPTURED;
       }
       o[T_LADDER_ESCAPE * points + p] = (int16_t)saved;
+      o[T_EYES * points + p] = (int16_t)mover_eye(&g, b, cell);
     }
   }
 }

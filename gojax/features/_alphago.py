@@ -141,7 +141,7 @@ def alphago_planes(
     tables = _native_calls.on_cpu(
         lambda: _native_tables(config, state), lambda: _xla_tables(config, state, legal)
     )
-    liberties, capture, self_atari, after, ladder_capture, ladder_escape = (
+    liberties, capture, self_atari, after, ladder_capture, ladder_escape, eyes = (
         tables[k].reshape(size, size) for k in range(len(tables))
     )
     empty = _blocks.empty_points(config, state)
@@ -161,7 +161,7 @@ def alphago_planes(
         at_legal(after),
         ladder_capture.astype(jnp.bool_) & legal,
         ladder_escape.astype(jnp.bool_) & legal,
-        legal & ~_blocks.mover_eyes(config, state),
+        legal & (eyes == 0),
         _blocks.zeros(config, jnp.bool_),
     ]
     if player_colour:
@@ -170,8 +170,8 @@ def alphago_planes(
 
 
 def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array:
-    """``int32[6, P]``: chain liberties, capture size, self-atari size, liberties after, ladder
-    capture and ladder escape (the last two at legal moves), in XLA."""
+    """``int32[7, P]``: chain liberties, capture size, self-atari size, liberties after, ladder
+    capture and ladder escape (the last two at legal moves), the mover's eyes, in XLA."""
     analysis = _chains._analyse(config, state)  # chain labels and liberties, once
     chains = _chains._chains_of(config, analysis)
     # The move outcomes and the ladder candidates (the runner's liberties after its
@@ -181,7 +181,8 @@ def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array
     outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
     ladders = _ladder._planes(config, state, analysis, legal, mover_after, runner_after)
     values = (chains.liberties, outcomes.capture_size, outcomes.self_atari_size, outcomes.liberties_after)
-    rows = [v.astype(jnp.int32) for v in (*values, *ladders)]
+    eyes = _blocks.mover_eyes(config, state)
+    rows = [v.astype(jnp.int32) for v in (*values, *ladders, eyes)]
     return jnp.stack(rows).reshape(len(rows), config.num_points)
 
 

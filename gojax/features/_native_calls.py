@@ -67,7 +67,7 @@ def _tables(host_tables, rows: int, config: GoConfig, state: GoState, *extra) ->
 
 
 def alphago_tables(config: GoConfig, state: GoState) -> jax.Array:
-    """``int16[6, P]``: the rows of :data:`gojax._native.ALPHAGO_TABLES` for one game."""
+    """``int16[7, P]``: the rows of :data:`gojax._native.ALPHAGO_TABLES` for one game."""
     return _tables(_native.alphago_tables, len(_native.ALPHAGO_TABLES), config, state)
 
 
