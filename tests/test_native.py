@@ -27,7 +27,7 @@ from gojax import _native, features
 from gojax._core import types as gojax_types
 from gojax.features import _alphago, _katago_ladders, _ladder_pool, _ladder_read
 
-SIZES = {5: 256, 9: 256, 13: 128, 19: 128}  # size -> whole-game positions compared
+SIZES = {5: 256, 9: 256, 19: 128}  # size -> whole-game positions compared (13x13: test_ladder.py)
 
 
 @pytest.fixture(autouse=True)

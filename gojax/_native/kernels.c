@@ -490,6 +490,21 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
   return liberties_after_around(g, c, b, cell, &a, captures, f);
 }
 
+/* Board `game` of a batch set up for its tables: `mine` with the mover's stones as 1 (MINE,
+ * ATT in a read), `theirs` with the colours swapped, both with the ko cell; its chains in c;
+ * its `rows` rows of `out` zeroed and returned. */
+static int16_t *board_of(const Geometry *g, const uint32_t *stones, int words, const int32_t *turn,
+                         const int32_t *ko_point, int64_t game, int rows, int16_t *out, Position *mine,
+                         Position *theirs, Chains *c, Fill *f) {
+  int16_t *o = out + game * rows * g->points;
+  memset(o, 0, sizeof(int16_t) * (size_t)rows * (size_t)g->points);
+  unpack(g, stones + game * 2 * words, words, turn[game], mine->b);
+  swapped(g, mine->b, theirs->b);
+  mine->ko = theirs->ko = ko_point[game] >= 0 ? g->cell_of[ko_point[game]] : -1;
+  analyse(g, mine->b, c, f);
+  return o;
+}
+
 enum {
   T_LIBERTIES,
   T_CAPTURE,
@@ -531,14 +546,8 @@ void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t word
   geometry(&g, size);
   int points = g.points;
   for (int64_t game = begin; game < end; game++) {
-    int16_t *o = out + game * TABLES * points;
-    memset(o, 0, sizeof(int16_t) * TABLES * (size_t)points);
+    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, TABLES, out, &mine, &theirs, &c, &f);
     const int8_t *b = mine.b;
-    unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
-    swapped(&g, mine.b, theirs.b);
-    int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
-    mine.ko = theirs.ko = ko;
-    analyse(&g, b, &c, &f);
     for (int p = 0; p < points; p++) {
       int cell = g.cell_of[p];
       if (b[cell] != EMPTY) {
@@ -608,14 +617,9 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
   geometry(&g, size);
   int points = g.points;
   for (int64_t game = begin; game < end; game++) {
-    int16_t *o = out + game * KATAGO_TABLES * points;
-    memset(o, 0, sizeof(int16_t) * KATAGO_TABLES * (size_t)points);
+    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, KATAGO_TABLES, out, &mine, &theirs, &c, &f);
     const int8_t *b = mine.b;
-    unpack(&g, stones + game * 2 * words, words, turn[game], mine.b); /* MINE = ATT */
-    swapped(&g, mine.b, theirs.b);
-    int ko = ko_point[game] >= 0 ? g.cell_of[ko_point[game]] : -1;
-    int wanted = want_moves[game] != 0;
-    analyse(&g, b, &c, &f);
+    int ko = mine.ko, wanted = want_moves[game] != 0;
     uint8_t laddered[MAX_POINTS];
     for (int k = 0; k < c.n; k++) {
       laddered[k] = 0;
@@ -809,12 +813,12 @@ void gojax_benson_tables(int64_t begin, int64_t end, int32_t size, int32_t words
                          int32_t suicide, int16_t *out) {
   Geometry g;
   static __thread Benson s;
-  int8_t b[CELLS];
+  int8_t b[2][CELLS]; /* black's stones as 1, then white's */
   geometry(&g, size);
   for (int64_t game = begin; game < end; game++) {
-    for (int colour = 0; colour < 2; colour++) {
-      unpack(&g, stones + game * 2 * words, words, colour, b);
-      benson_marks(&g, b, suicide, &s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
-    }
+    unpack(&g, stones + game * 2 * words, words, 0, b[0]);
+    swapped(&g, b[0], b[1]);
+    for (int colour = 0; colour < 2; colour++)
+      benson_marks(&g, b[colour], suicide, &s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
   }
 }
