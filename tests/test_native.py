@@ -275,6 +275,19 @@ def test_the_gtp_judgement_holds_no_host_callback():
     assert "callback" in benson.as_text().lower()  # what the check would see
 
 
+def test_a_library_of_another_version_is_not_loaded(monkeypatch):
+    monkeypatch.setattr(_native, "ABI", _native.ABI + 1)
+    _native._library.cache_clear()
+    try:
+        with native_kernels(True), pytest.warns(RuntimeWarning, match="another version of kernels.c"):
+            assert not _native.available()
+    finally:
+        monkeypatch.undo()
+        _native._library.cache_clear()
+    with native_kernels(True):
+        assert _native.available()
+
+
 def test_the_largest_board_is_the_rules_largest():
     assert _native.MAX_SIZE == gojax_types.MAX_SIZE
 

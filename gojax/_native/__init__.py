@@ -1,7 +1,7 @@
 """Native CPU kernels of the feature planes: a compiled C library called through ``ctypes``.
 
-The chain analysis, move outcomes and ladder reads of :mod:`gojax.features`
-are written twice: in XLA (the reference, and the path on accelerators) and
+The chain analysis, move outcomes, ladder reads and Benson's analysis of
+:mod:`gojax.features` are written twice: in XLA (the reference, and the path on accelerators) and
 in C (``kernels.c``, built into ``gojax/_native/_kernels*.so`` when the
 package is installed). On the CPU platform the features call the C kernels
 through ``jax.pure_callback`` (one call a batch, the batch split over the
@@ -11,8 +11,11 @@ position.
 This module is NumPy only (no JAX): :func:`available` says whether the
 library was built and is enabled, :func:`alphago_tables`,
 :func:`katago_tables`, :func:`benson_tables` and :func:`ladder_reads` run
-the kernels on host arrays. Set the environment
-variable ``GOJAX_NATIVE=0`` to use the XLA code on the CPU too.
+the kernels on host arrays. Set the environment variable
+``GOJAX_NATIVE=0`` to use the XLA code on the CPU too, or trace a block
+under :func:`disabled`. A library built from another version of
+``kernels.c`` (an editable install not rebuilt) is not loaded: a warning
+says so and the XLA code runs.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import importlib.machinery
 import itertools
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -53,6 +57,7 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
+ABI = 1  # kernels.c's GOJAX_KERNELS_ABI: the functions' arguments this module passes
 
 _U32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
 _I32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
@@ -76,6 +81,16 @@ def _library() -> ctypes.CDLL | None:
     if path is None:
         return None
     lib = ctypes.CDLL(str(path))
+    built = lib.gojax_kernels_abi() if hasattr(lib, "gojax_kernels_abi") else None
+    if built != ABI:
+        warnings.warn(
+            f"gojax's native kernels at {path} were built from another version of kernels.c "
+            f"(ABI {built}, this gojax needs {ABI}); rebuild them by reinstalling gojax "
+            "(pip install -e . in a clone). The feature planes run their XLA code meanwhile.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
     i64, i32 = ctypes.c_int64, ctypes.c_int32
     lib.gojax_alphago_tables.argtypes = [i64, i64, i32, i32, _U32, _I32, _I32, _I16]
     lib.gojax_alphago_tables.restype = None

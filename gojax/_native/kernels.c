@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The version of the functions' arguments: gojax/_native/__init__.py's ABI, which loads
+ * only a library built with the same. Raise both when an exported signature changes. */
+#define GOJAX_KERNELS_ABI 1
+int32_t gojax_kernels_abi(void) { return GOJAX_KERNELS_ABI; }
+
 #define MAX_SIZE 25
 #define MAX_STRIDE (MAX_SIZE + 2)
 #define CELLS (MAX_STRIDE * MAX_STRIDE)
