@@ -261,6 +261,23 @@ def test_disabled_turns_the_native_path_off_on_its_thread():
         assert _native.available()
 
 
+def test_accelerators_lower_the_xla_code_with_the_kernels_present():
+    # lax.platform_dependent: lowered for a GPU or TPU, the planes hold no host callback.
+    config = gojax.GoConfig(size=5)
+    state = gojax.init(config)
+    history = features.history_init(config, state)
+
+    def planes(state, history):
+        alphago = features.alphago_planes(config, state, history, dtype=jnp.bool_)
+        return alphago, features.katago_planes(config, state, history)
+
+    with native_kernels(True):
+        for platform in ("cuda", "tpu"):
+            exported = jax.export.export(jax.jit(planes), platforms=[platform])(state, history)
+            assert "callback" not in exported.mlir_module().lower(), platform
+        assert "callback" in jax.jit(planes).lower(state, history).as_text().lower()
+
+
 def test_the_gtp_judgement_holds_no_host_callback():
     # The GTP engine stores compiled executables on disk, which a host callback would prevent.
     from gojax.gtp import _status
