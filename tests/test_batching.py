@@ -163,3 +163,57 @@ def test_goenv_runs_under_shard_map(observation):
 
     plain, sharded = _under_both(play, keys, moves)
     assert_trees_equal(plain, sharded, observation)
+
+
+@pytest.fixture(scope="module")
+def late_games():
+    """96 9x9 games at plies spread over whole games (most of them past the opening)."""
+    from conftest import whole_game_batch
+
+    config = gojax.GoConfig(size=9)
+    return config, whole_game_batch(config, 96, seed=4)._game
+
+
+@pytest.mark.parametrize("ended_count", [0, 1, 5, 40, 96])
+def test_pooled_scores_equal_per_game_scores(late_games, ended_count):
+    # Under vmap the games that ended are gathered and scored a group (6 here) at a time; a
+    # group per loop step until every one is: 0, 1 and 5 take at most one group, 40 and 96 many.
+    from gojax._core.scoring import score_if_ended
+
+    config, games = late_games
+    full = np.asarray(jax.jit(jax.vmap(functools.partial(gojax.score, config)))(games))
+    assert len(set(full.tolist())) > 10  # the positions differ
+    order = np.random.default_rng(ended_count).permutation(96)
+    ended = np.zeros(96, bool)
+    ended[order[:ended_count]] = True
+    scored = jax.jit(jax.vmap(functools.partial(score_if_ended, config)))(games, jnp.asarray(ended))
+    np.testing.assert_array_equal(scored, np.where(ended, full, 0.0))
+    # Nested vmap levels are pooled together; the same results.
+    nested = jax.jit(jax.vmap(jax.vmap(functools.partial(score_if_ended, config))))(
+        jax.tree.map(lambda x: x.reshape(8, 12, *x.shape[1:]), games), jnp.asarray(ended).reshape(8, 12)
+    )
+    np.testing.assert_array_equal(np.asarray(nested).reshape(-1), np.where(ended, full, 0.0))
+    # One game alone (no vmap).
+    first = int(order[0])
+    alone = jax.jit(functools.partial(score_if_ended, config))(game_at(games, first), jnp.bool_(ended[first]))
+    assert float(alone) == (full[first] if ended[first] else 0.0)
+
+
+def test_pooled_scores_with_a_shared_argument_and_under_shard_map(late_games):
+    from gojax._core.scoring import score_if_ended
+
+    config, games = late_games
+    full = np.asarray(jax.jit(jax.vmap(functools.partial(gojax.score, config)))(games))
+    every = jax.jit(jax.vmap(functools.partial(score_if_ended, config), in_axes=(0, None)))(games, True)
+    np.testing.assert_array_equal(every, full)
+    one = game_at(games, 7)
+    flags = jnp.arange(96) % 3 == 0
+    same_game = jax.jit(jax.vmap(functools.partial(score_if_ended, config), in_axes=(None, 0)))(one, flags)
+    np.testing.assert_array_equal(same_game, np.where(flags, full[7], 0.0))
+    score = jax.vmap(functools.partial(score_if_ended, config))
+    plain, sharded = _under_both(score, games, flags)
+    assert_trees_equal(plain, sharded, "score_if_ended")
+    np.testing.assert_array_equal(plain, np.where(flags, full, 0.0))
+    # Differentiating a function that also scores (integer inputs: no tangent reaches the pool).
+    grad = jax.grad(lambda x: x * jnp.sum(score(games, flags)))(1.0)
+    assert float(grad) == float(np.sum(np.where(flags, full, 0.0)))

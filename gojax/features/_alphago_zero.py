@@ -98,16 +98,23 @@ def alphago_zero_planes(
         raise ValueError(f"colour_plane must be 'black' or 'white', got {colour_plane!r}")
     size = config.size
     stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, W] black, white
-    # Own, opponent order: swap the colour axis when white is to move.
-    stones = jnp.where(state.turn == 0, stones, stones[:, ::-1])
+    # Own, opponent order: channel pair (own, opponent) of each time is an OR over its (black, white)
+    # words, each kept or masked out by whose turn it is. A reduction is computed once into an array
+    # of its own; a select of the two orders would be recomputed for each of a word's 32 points.
+    keep = jnp.where(jnp.eye(2, dtype=jnp.bool_) == (state.turn == 0), jnp.uint32(_ALL), jnp.uint32(0))
+    picked = stones[:, None] & keep[None, :, :, None]  # [8, own/opponent, black/white, W]
+    ordered = jax.lax.reduce(picked, jnp.uint32(0), jax.lax.bitwise_or, (2,))  # [8, 2, W]
     # One bitboard per channel: channel 2i + j is time t - i, own (j = 0) or opponent (j = 1); the
     # colour channel is a full or an empty board. Each point reads its word of every channel and
-    # shifts out its bit, which writes [N, N, 17] directly (no transpose).
+    # masks its bit, which writes [N, N, 17] directly (no transpose).
     lit = state.turn == (0 if colour_plane == "black" else 1)
     colour = jnp.where(lit, jnp.asarray(bb.board_mask(size)), jnp.uint32(0))
-    words = jnp.concatenate([stones.reshape(2 * HISTORY_LENGTH, -1), colour[None]]).T  # [W, 17]
+    words = jnp.concatenate([ordered.reshape(2 * HISTORY_LENGTH, -1), colour[None]]).T  # [W, 17]
     points, channels = size * size, 2 * HISTORY_LENGTH + 1
     per_point = jnp.broadcast_to(words[:, None, :], (words.shape[0], bb.WORD_BITS, channels))
     per_point = per_point.reshape(-1, channels)[:points]  # [P, 17]: the word holding each point
-    bit = (jnp.arange(points) % bb.WORD_BITS).astype(jnp.uint32)[:, None]
-    return ((per_point >> bit) & 1).reshape(size, size, channels).astype(dtype)
+    bit = jnp.uint32(1) << (jnp.arange(points) % bb.WORD_BITS).astype(jnp.uint32)[:, None]
+    return ((per_point & bit) != 0).reshape(size, size, channels).astype(dtype)
+
+
+_ALL = 0xFFFFFFFF
