@@ -67,8 +67,8 @@ from gojax.env import GoEnv
 from gojax.players import sample_uniform
 
 PRESETS = {
-    "alphago": lambda config: lambda g, h: features.alphago_planes(config, g, h),
-    "katago": lambda config: lambda g, h: features.katago_planes(config, g, h),
+    "alphago": lambda config, dtype: lambda g, h: features.alphago_planes(config, g, h, dtype=dtype),
+    "katago": lambda config, dtype: lambda g, h: features.katago_planes(config, g, h, dtype=dtype),
 }
 
 # The pieces of the AlphaGo planes, each from the state alone (its own chain analysis).
@@ -96,8 +96,23 @@ def import_revision(revision: str):
         text = re.sub(r"\bfrom gojax import\b", "from gojax_base import", text)
         text = re.sub(r"^(\s*)import gojax$", r"\1import gojax_base as gojax", text, flags=re.M)
         path.write_text(text)
+    _build_kernels(package)
     sys.path.insert(0, str(folder))
     return importlib.import_module("gojax_base")
+
+
+def _build_kernels(package: Path) -> None:
+    """Compiles the revision's native kernels (if it has any) as an install would, so both
+    revisions run like for like; without a C compiler the revision runs its XLA code."""
+    source = package / "_native" / "kernels.c"
+    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if not source.exists() or compiler is None:
+        return
+    import sysconfig
+
+    target = source.with_name("_kernels" + sysconfig.get_config_var("EXT_SUFFIX"))
+    command = [compiler, "-O3", "-std=c11", "-shared", "-fPIC", str(source), "-o", str(target)]
+    subprocess.run(command, check=True, capture_output=True)
 
 
 def as_revision(value):
@@ -122,6 +137,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--games", type=int, default=64, help="distinct whole games tiled into the batch")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument(
+        "--dtype", default="float32", choices=["float32", "bool"], help="of the planes (default float32)"
+    )
     parser.add_argument(
         "--parts", action="store_true", help="also time the chain analysis and each ladder plane on its own"
     )
@@ -148,7 +166,7 @@ def main(argv=None) -> None:
         for name, part in PARTS.items():
             candidates[name] = jax.vmap(functools.partial(part, config))
     for name in args.presets:
-        candidates[name] = jax.vmap(PRESETS[name](config))
+        candidates[name] = jax.vmap(PRESETS[name](config, args.dtype))
     inputs = {name: (game, history) for name in candidates}
     if args.env:
         for name in args.presets:
@@ -172,7 +190,8 @@ def main(argv=None) -> None:
         base_inputs = (as_revision(game), as_revision(history))
         for name in args.presets:
             preset = {"alphago": base.features.alphago_planes, "katago": base.features.katago_planes}[name]
-            candidates[f"{name} @ {args.against}"] = jax.vmap(functools.partial(preset, base_config))
+            planes = functools.partial(preset, base_config, dtype=args.dtype)
+            candidates[f"{name} @ {args.against}"] = jax.vmap(planes)
             inputs[f"{name} @ {args.against}"] = base_inputs
             if args.env:
                 env = base.env.GoEnv(base_config, observation=name)

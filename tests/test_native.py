@@ -126,6 +126,45 @@ def test_presets_match_xla(size):
     assert results[0][3].any()  # ladders on the board
 
 
+@pytest.mark.parametrize(("size", "games"), [(5, 128), (13, 64), (19, 48)])
+def test_alphago_planes_written_by_the_kernel_match_xla(size, games):
+    # On the CPU the kernel writes AlphaGo's whole planes (turns since from the history,
+    # the move planes masked by the legal moves, superko included); compared with the XLA
+    # planes for the policy (48) and the value network (49), as bool and float32.
+    config = gojax.GoConfig(size=size)
+    batch = whole_game_batch(config, games, seed=200 + size)
+
+    def planes(game, history):
+        policy = features.alphago_planes(config, game, history, dtype=jnp.bool_)
+        value = features.alphago_planes(config, game, history, player_colour=True)
+        return policy, value
+
+    results = []
+    for enabled in (True, False):
+        with native_kernels(enabled):
+            results.append([np.asarray(x) for x in jax.jit(jax.vmap(planes))(batch._game, batch._history)])
+    (policy, value), (policy_xla, value_xla) = results
+    assert policy.dtype == np.bool_ and value.dtype == np.float32
+    np.testing.assert_array_equal(policy, policy_xla)
+    np.testing.assert_array_equal(value, value_xla)
+    channels = features.ALPHAGO_CHANNELS
+    # The positions hold what is compared: stones of every age, captures, self-ataris, both colours to move.
+    assert policy[..., channels.turns_since].any(axis=(0, 1, 2)).all()
+    assert policy[..., channels.capture_size].any() and policy[..., channels.self_atari_size].any()
+    assert 0 < value[..., channels.player_colour].mean() < 1
+
+
+def test_alphago_planes_bad_input():
+    stones = np.zeros((2, 2, 3), np.uint32)
+    turn, ko = np.zeros(2, np.int32), np.full(2, -1, np.int32)
+    standing, legal = np.zeros((2, 8, 3), np.uint32), np.ones((2, 81), bool)
+    with pytest.raises(ValueError, match="channels must be 48 or 49, got 50"):
+        _native.alphago_planes(9, stones, turn, ko, standing, legal, 50)
+    with pytest.raises(ValueError, match=r"standing must have shape \(2, 8, 3\)"):
+        _native.alphago_planes(9, stones, turn, ko, standing[:, :7], legal, 48)
+    assert _native.alphago_planes(9, stones, turn, ko, standing, legal, 48).shape == (2, 81, 48)
+
+
 @pytest.mark.parametrize(("size", "games"), [(5, 512), (7, 512), (9, 256), (19, 64)])
 def test_ladder_reads_of_every_kind_match_xla(size, games):
     # Every stone of a board is the prey of one read: a random kind, a random attacker, and

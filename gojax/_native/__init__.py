@@ -10,7 +10,7 @@ position.
 
 This module is NumPy only (no JAX): :func:`available` says whether the
 library was built and is enabled, :func:`alphago_tables`,
-:func:`katago_tables`, :func:`benson_tables` and :func:`ladder_reads` run
+:func:`alphago_planes`, :func:`katago_tables`, :func:`benson_tables` and :func:`ladder_reads` run
 the kernels on host arrays. Set the environment variable
 ``GOJAX_NATIVE=0`` to use the XLA code on the CPU too, or trace a block
 under :func:`disabled`. A library built from another version of
@@ -38,6 +38,7 @@ __all__ = [
     "ALPHAGO_TABLES",
     "BENSON_MARKS",
     "KATAGO_TABLES",
+    "alphago_planes",
     "alphago_tables",
     "available",
     "benson_tables",
@@ -57,7 +58,7 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
-ABI = 1  # kernels.c's GOJAX_KERNELS_ABI: the functions' arguments this module passes
+ABI = 2  # kernels.c's GOJAX_KERNELS_ABI: the functions' arguments this module passes
 
 _U32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
 _I32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
@@ -94,6 +95,8 @@ def _library() -> ctypes.CDLL | None:
     i64, i32 = ctypes.c_int64, ctypes.c_int32
     lib.gojax_alphago_tables.argtypes = [i64, i64, i32, i32, _U32, _I32, _I32, _I16]
     lib.gojax_alphago_tables.restype = None
+    lib.gojax_alphago_planes.argtypes = [i64, i64, i32, i32, _U32, _I32, _I32, _U32, _U8, i32, _U8]
+    lib.gojax_alphago_planes.restype = None
     lib.gojax_katago_tables.argtypes = [i64, i64, i32, i32, _U32, _I32, _I32, _I32, _I16]
     lib.gojax_katago_tables.restype = None
     lib.gojax_benson_tables.argtypes = [i64, i64, i32, i32, _U32, i32, _I16]
@@ -203,6 +206,36 @@ def alphago_tables(size: int, stones, turn, ko_point) -> np.ndarray:
     legality); whether it is the mover's eye (:func:`gojax.features.mover_eyes`).
     """
     return _tables("gojax_alphago_tables", len(ALPHAGO_TABLES), size, stones, turn, ko_point)
+
+
+def alphago_planes(size: int, stones, turn, ko_point, standing, legal, channels: int) -> np.ndarray:
+    """``bool[B, P, channels]``: AlphaGo's planes of ``B`` boards, channels last in
+    ``gojax.features.ALPHAGO_CHANNELS``' order (``channels`` 48, or 49 with the colour to move).
+
+    ``stones``, ``turn``, ``ko_point`` as :func:`alphago_tables`; ``standing``:
+    ``uint32[B, 8, W]``, entry ``k`` the stones that stood in their colour on
+    each of the last ``k + 1`` boards (the turns-since planes); ``legal``:
+    ``bool[B, P]``, the legal moves, which mask the move planes.
+    """
+    _check_size(size)
+    if channels not in (48, 49):
+        raise ValueError(f"channels must be 48 or 49, got {channels}")
+    lib = _library_or_raise()
+    stones = np.ascontiguousarray(stones, np.uint32)
+    turn = np.ascontiguousarray(turn, np.int32)
+    ko_point = np.ascontiguousarray(ko_point, np.int32)
+    standing = np.ascontiguousarray(standing, np.uint32)
+    legal = np.ascontiguousarray(legal, np.uint8)
+    games, words = stones.shape[0], stones.shape[-1]
+    if standing.shape != (games, 8, words) or legal.shape != (games, size * size):
+        raise ValueError(
+            f"standing must have shape {(games, 8, words)} and legal {(games, size * size)}, "
+            f"got {standing.shape} and {legal.shape}"
+        )
+    out = np.empty((games, size * size, channels), np.uint8)
+    inputs = (stones, turn, ko_point, standing, legal, channels, out)
+    _run([functools.partial(lib.gojax_alphago_planes, a, b, size, words, *inputs) for a, b in _split(games)])
+    return out.view(np.bool_)
 
 
 def katago_tables(size: int, stones, turn, ko_point, ladder_moves=None) -> np.ndarray:

@@ -16,7 +16,7 @@
 
 /* The version of the functions' arguments: gojax/_native/__init__.py's ABI, which loads
  * only a library built with the same. Raise both when an exported signature changes. */
-#define GOJAX_KERNELS_ABI 1
+#define GOJAX_KERNELS_ABI 2
 int32_t gojax_kernels_abi(void) { return GOJAX_KERNELS_ABI; }
 
 #define MAX_SIZE 25
@@ -495,18 +495,24 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
   return liberties_after_around(g, c, b, cell, &a, captures, f);
 }
 
-/* Board `game` of a batch set up for its tables: `mine` with the mover's stones as 1 (MINE,
- * ATT in a read), `theirs` with the colours swapped, both with the ko cell; its chains in c;
- * its `rows` rows of `out` zeroed and returned. */
+/* Board `game` of a batch set up: `mine` with the mover's stones as 1 (MINE, ATT in a
+ * read), `theirs` with the colours swapped, both with the ko cell; its chains in c. */
+static void set_up(const Geometry *g, const uint32_t *stones, int words, const int32_t *turn,
+                   const int32_t *ko_point, int64_t game, Position *mine, Position *theirs, Chains *c,
+                   Fill *f) {
+  unpack(g, stones + game * 2 * words, words, turn[game], mine->b);
+  swapped(g, mine->b, theirs->b);
+  mine->ko = theirs->ko = ko_point[game] >= 0 ? g->cell_of[ko_point[game]] : -1;
+  analyse(g, mine->b, c, f);
+}
+
+/* Board `game` set up (set_up) for its tables: its `rows` rows of `out` zeroed and returned. */
 static int16_t *board_of(const Geometry *g, const uint32_t *stones, int words, const int32_t *turn,
                          const int32_t *ko_point, int64_t game, int rows, int16_t *out, Position *mine,
                          Position *theirs, Chains *c, Fill *f) {
   int16_t *o = out + game * rows * g->points;
   memset(o, 0, sizeof(int16_t) * (size_t)rows * (size_t)g->points);
-  unpack(g, stones + game * 2 * words, words, turn[game], mine->b);
-  swapped(g, mine->b, theirs->b);
-  mine->ko = theirs->ko = ko_point[game] >= 0 ? g->cell_of[ko_point[game]] : -1;
-  analyse(g, mine->b, c, f);
+  set_up(g, stones, words, turn, ko_point, game, mine, theirs, c, f);
   return o;
 }
 
@@ -536,12 +542,65 @@ static int mover_eye(const Geometry *g, const int8_t *b, int cell) {
   return theirs <= (off ? 0 : 1);
 }
 
-/* The AlphaGo planes' tables of boards [begin, end): out int16[B, TABLES, P], per point:
- * the liberties of its stone's chain; what a mover's stone at an empty point would capture,
- * its chain's size if left in atari, its liberties (with captures); whether it captures an
- * opponent chain of 2 liberties by ladder and whether it saves a mover's chain in atari
- * from one (not masked by legality); whether it is the mover's eye. As
- * gojax.features._alphago computes them in XLA. */
+/* The AlphaGo planes' tables of one board set up by board_of (its chains in c), into o
+ * (int16[TABLES, P], zeroed), per point: the liberties of its stone's chain; what a
+ * mover's stone at an empty point would capture, its chain's size if left in atari, its
+ * liberties (with captures); whether it captures an opponent chain of 2 liberties by
+ * ladder and whether it saves a mover's chain in atari from one (not masked by legality);
+ * whether it is the mover's eye. As gojax.features._alphago computes them in XLA. */
+static void alphago_board(const Geometry *g, const Position *mine, const Position *theirs, Position *pos,
+                          const Chains *c, Fill *f, int16_t *o) {
+  int points = g->points;
+  const int8_t *b = mine->b;
+  for (int p = 0; p < points; p++) {
+    int cell = g->cell_of[p];
+    if (b[cell] != EMPTY) {
+      o[T_LIBERTIES * points + p] = (int16_t)c->libs[c->label[cell]];
+      continue;
+    }
+    Around a;
+    around(g, c, b, cell, MINE, &a);
+    int after = liberties_after_around(g, c, b, cell, &a, 1, f);
+    const int *near = a.other, *own = a.own;
+    int n = a.n_other, n_own = a.n_own, captured = 0, joined = 1;
+    for (int i = 0; i < n; i++) captured += c->libs[near[i]] == 1 ? c->size[near[i]] : 0;
+    for (int i = 0; i < n_own; i++) joined += c->size[own[i]];
+    o[T_CAPTURE * points + p] = (int16_t)captured;
+    o[T_SELF_ATARI * points + p] = (int16_t)(after == 1 ? joined : 0);
+    o[T_LIBERTIES_AFTER * points + p] = (int16_t)after;
+    /* Ladder captures: the atari at p on an opponent chain with liberties p and q. The
+     * runner's extension at q keeps at most its liberties there ignoring captures, less
+     * p: with 3 or more it is out, no read needed. */
+    int won = 0;
+    for (int i = 0; i < n && !won; i++) {
+      int k = near[i];
+      if (c->libs[k] != 2) continue;
+      const int *libs = c->lib_cells + c->lib_start[k];
+      int q = libs[0] == cell ? libs[1] : libs[0];
+      if (liberties_after(g, c, b, q, THEIRS, 0, f) - 1 > 2) continue;
+      copy(g, pos, mine);
+      won = read_ladder(g, f, pos, c->stone[k], MODE_CAPTURE, cell) == CAPTURED;
+    }
+    o[T_LADDER_CAPTURE * points + p] = (int16_t)won;
+    /* Ladder escapes: the extension of a mover's chain in atari on its liberty p, out
+     * with 3 or more liberties, chased with 2. */
+    int saved = 0;
+    for (int i = 0; i < n_own && !saved; i++) {
+      int k = own[i];
+      if (c->libs[k] != 1 || after < 2) continue;
+      if (after >= 3) {
+        saved = 1;
+        continue;
+      }
+      copy(g, pos, theirs);
+      saved = read_ladder(g, f, pos, c->stone[k], MODE_EXTEND, -1) != CAPTURED;
+    }
+    o[T_LADDER_ESCAPE * points + p] = (int16_t)saved;
+    o[T_EYES * points + p] = (int16_t)mover_eye(g, b, cell);
+  }
+}
+
+/* The tables of alphago_board for boards [begin, end): out int16[B, TABLES, P]. */
 void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
                           const int32_t *turn, const int32_t *ko_point, int16_t *out) {
   Geometry g;
@@ -549,55 +608,63 @@ void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t word
   static __thread Chains c;
   Position mine, theirs, pos;
   geometry(&g, size);
-  int points = g.points;
   for (int64_t game = begin; game < end; game++) {
     int16_t *o = board_of(&g, stones, words, turn, ko_point, game, TABLES, out, &mine, &theirs, &c, &f);
-    const int8_t *b = mine.b;
-    for (int p = 0; p < points; p++) {
-      int cell = g.cell_of[p];
-      if (b[cell] != EMPTY) {
-        o[T_LIBERTIES * points + p] = (int16_t)c.libs[c.label[cell]];
-        continue;
+    alphago_board(&g, &mine, &theirs, &pos, &c, &f, o);
+  }
+}
+
+/* The one-hot planes of AlphaGo's integer features (gojax.features.one_hot_planes): plane k
+ * of `planes` set where the value is k + 1, the last where it is `planes` or more. */
+static inline void one_hot(uint8_t *at, int value, int planes) {
+  if (value > 0) at[(value < planes ? value : planes) - 1] = 1;
+}
+
+enum { ONE_HOT = 8 };
+
+/* AlphaGo's 48 planes (49 with the player's colour) of boards [begin, end), written whole:
+ * out uint8[B, P, channels], channels last in gojax.features.ALPHAGO_CHANNELS' order. Per
+ * board, `standing` uint32[8, W] (gojax.features._blocks._standing: entry k the stones
+ * standing in their colour for the last k + 1 boards) gives the turns-since planes and
+ * `legal` uint8[P] (the legal moves, superko included) masks the move planes. */
+void gojax_alphago_planes(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                          const int32_t *turn, const int32_t *ko_point, const uint32_t *standing,
+                          const uint8_t *legal, int32_t channels, uint8_t *out) {
+  Geometry g;
+  static __thread Fill f;
+  static __thread Chains c;
+  static __thread int16_t tables[TABLES * CELLS];
+  Position mine, theirs, pos;
+  geometry(&g, size);
+  int points = g.points;
+  for (int64_t game = begin; game < end; game++) {
+    memset(tables, 0, sizeof(int16_t) * TABLES * (size_t)points);
+    set_up(&g, stones, words, turn, ko_point, game, &mine, &theirs, &c, &f);
+    alphago_board(&g, &mine, &theirs, &pos, &c, &f, tables);
+    const uint32_t *old = standing + game * 8 * words;
+    const uint8_t *ok = legal + game * points;
+    uint8_t *o = out + game * points * channels;
+    memset(o, 0, (size_t)points * (size_t)channels);
+    for (int p = 0; p < points; p++, o += channels) {
+      int cell = g.cell_of[p], w = p >> 5;
+      uint32_t bit = 1u << (p & 31);
+      int8_t v = mine.b[cell];
+      o[0] = v == MINE;
+      o[1] = v == THEIRS;
+      o[2] = v == EMPTY;
+      o[3] = 1;
+      for (int k = 0; k < 7; k++) o[4 + k] = (old[k * words + w] & ~old[(k + 1) * words + w] & bit) != 0;
+      o[11] = (old[7 * words + w] & bit) != 0;
+      one_hot(o + 12, tables[T_LIBERTIES * points + p], ONE_HOT);
+      if (ok[p]) {
+        one_hot(o + 20, tables[T_CAPTURE * points + p], ONE_HOT);
+        one_hot(o + 28, tables[T_SELF_ATARI * points + p], ONE_HOT);
+        one_hot(o + 36, tables[T_LIBERTIES_AFTER * points + p], ONE_HOT);
+        o[44] = tables[T_LADDER_CAPTURE * points + p] != 0;
+        o[45] = tables[T_LADDER_ESCAPE * points + p] != 0;
+        o[46] = tables[T_EYES * points + p] == 0;
       }
-      Around a;
-      around(&g, &c, b, cell, MINE, &a);
-      int after = liberties_after_around(&g, &c, b, cell, &a, 1, &f);
-      const int *near = a.other, *own = a.own;
-      int n = a.n_other, n_own = a.n_own, captured = 0, joined = 1;
-      for (int i = 0; i < n; i++) captured += c.libs[near[i]] == 1 ? c.size[near[i]] : 0;
-      for (int i = 0; i < n_own; i++) joined += c.size[own[i]];
-      o[T_CAPTURE * points + p] = (int16_t)captured;
-      o[T_SELF_ATARI * points + p] = (int16_t)(after == 1 ? joined : 0);
-      o[T_LIBERTIES_AFTER * points + p] = (int16_t)after;
-      /* Ladder captures: the atari at p on an opponent chain with liberties p and q. The
-       * runner's extension at q keeps at most its liberties there ignoring captures, less
-       * p: with 3 or more it is out, no read needed. */
-      int won = 0;
-      for (int i = 0; i < n && !won; i++) {
-        int k = near[i];
-        if (c.libs[k] != 2) continue;
-        const int *libs = c.lib_cells + c.lib_start[k];
-        int q = libs[0] == cell ? libs[1] : libs[0];
-        if (liberties_after(&g, &c, b, q, THEIRS, 0, &f) - 1 > 2) continue;
-        copy(&g, &pos, &mine);
-        won = read_ladder(&g, &f, &pos, c.stone[k], MODE_CAPTURE, cell) == CAPTURED;
-      }
-      o[T_LADDER_CAPTURE * points + p] = (int16_t)won;
-      /* Ladder escapes: the extension of a mover's chain in atari on its liberty p, out
-       * with 3 or more liberties, chased with 2. */
-      int saved = 0;
-      for (int i = 0; i < n_own && !saved; i++) {
-        int k = own[i];
-        if (c.libs[k] != 1 || after < 2) continue;
-        if (after >= 3) {
-          saved = 1;
-          continue;
-        }
-        copy(&g, &pos, &theirs);
-        saved = read_ladder(&g, &f, &pos, c.stone[k], MODE_EXTEND, -1) != CAPTURED;
-      }
-      o[T_LADDER_ESCAPE * points + p] = (int16_t)saved;
-      o[T_EYES * points + p] = (int16_t)mover_eye(&g, b, cell);
+      if (channels > 48) o[48] = turn[game] == 0;
     }
   }
 }

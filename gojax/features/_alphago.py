@@ -136,11 +136,22 @@ def alphago_planes(
       ``dtype[N, N, 48]``, or ``[N, N, 49]`` with ``player_colour``.
     """
     _ladder._check_chunk(ladder_chunk)
-    size = config.size
     legal = _blocks.legal_plane(config, state)
-    tables = _native_calls.on_cpu(
-        lambda: _native_tables(config, state), lambda: _xla_tables(config, state, legal)
-    )
+    channels = ALPHAGO_VALUE_NUM_CHANNELS if player_colour else ALPHAGO_NUM_CHANNELS
+
+    def native() -> jax.Array:  # the whole planes, written by the kernel
+        return _native_calls.alphago_planes(config, state, _blocks._standing(state, hist), legal, channels)
+
+    planes = _native_calls.on_cpu(native, lambda: _xla_planes(config, state, hist, legal, player_colour))
+    return planes.astype(dtype)
+
+
+def _xla_planes(
+    config: GoConfig, state: GoState, hist: BoardHistory, legal: jax.Array, player_colour: bool
+) -> jax.Array:
+    """:func:`alphago_planes` in XLA, ``bool[N, N, 48 or 49]``."""
+    size = config.size
+    tables = _xla_tables(config, state, legal)
     liberties, capture, self_atari, after, ladder_capture, ladder_escape, eyes = (
         tables[k].reshape(size, size) for k in range(len(tables))
     )
@@ -166,7 +177,7 @@ def alphago_planes(
     ]
     if player_colour:
         planes.append(jnp.broadcast_to(state.turn == 0, (size, size)))
-    return _blocks.stack_planes(*planes, dtype=dtype)
+    return _blocks.stack_planes(*planes, dtype=jnp.bool_)
 
 
 def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array:
@@ -184,8 +195,3 @@ def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array
     eyes = _blocks.mover_eyes(config, state)
     rows = [v.astype(jnp.int32) for v in (*values, *ladders, eyes)]
     return jnp.stack(rows).reshape(len(rows), config.num_points)
-
-
-def _native_tables(config: GoConfig, state: GoState) -> jax.Array:
-    """:func:`_xla_tables` by the native kernel (its ladder rows not masked: the planes are)."""
-    return _native_calls.alphago_tables(config, state).astype(jnp.int32)

@@ -22,7 +22,7 @@ from gojax import _native
 from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
 
-__all__ = ["alphago_tables", "benson_tables", "katago_tables", "ladder_reads", "on_cpu"]
+__all__ = ["alphago_planes", "benson_tables", "katago_tables", "ladder_reads", "on_cpu"]
 
 
 def on_cpu(native: Callable[[], Any], xla: Callable[[], Any]):
@@ -66,9 +66,29 @@ def _tables(host_tables, rows: int, config: GoConfig, state: GoState, *extra) ->
     )
 
 
-def alphago_tables(config: GoConfig, state: GoState) -> jax.Array:
-    """``int16[7, P]``: the rows of :data:`gojax._native.ALPHAGO_TABLES` for one game."""
-    return _tables(_native.alphago_tables, len(_native.ALPHAGO_TABLES), config, state)
+def alphago_planes(config: GoConfig, state: GoState, standing: jax.Array, legal: jax.Array, channels: int):
+    """``bool[N, N, channels]``: AlphaGo's planes of one game by the kernel (see
+    :func:`gojax._native.alphago_planes`); ``standing`` ``uint32[8, W]``, ``legal`` ``bool[N, N]``."""
+    size, points = config.size, config.num_points
+
+    def host(stones, turn, ko_point, standing, legal):
+        batch = stones.shape[:-2]
+        out = _native.alphago_planes(
+            size, _flat(stones, 2), turn.reshape(-1), ko_point.reshape(-1), _flat(standing, 2),
+            np.asarray(legal).reshape(-1, points), channels,
+        )  # fmt: skip
+        return out.reshape((*batch, size, size, channels))
+
+    return jax.pure_callback(
+        host,
+        jax.ShapeDtypeStruct((size, size, channels), jnp.bool_),
+        state.stones,
+        state.turn.astype(jnp.int32),
+        state.ko_point.astype(jnp.int32),
+        standing,
+        legal,
+        vmap_method="broadcast_all",
+    )
 
 
 def katago_tables(config: GoConfig, state: GoState, ladder_moves=True) -> jax.Array:
