@@ -35,6 +35,10 @@ Definitions: *turns since* comes from the :class:`BoardHistory` (exact up to
 orthogonal neighbour the mover's, at most one diagonal the opponent's, none
 on the edge). The paper's tables leave offsets open; RocAlphaGo counts turns
 since and capture size from 0 - here every integer plane starts at 1.
+
+On the CPU the native kernel (:mod:`gojax._native`) writes the planes whole,
+given XLA's legal moves and turns-since bitboards; elsewhere, or with the
+kernels off, the XLA code below computes them. Both give the same planes.
 """
 
 from __future__ import annotations
