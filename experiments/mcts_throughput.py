@@ -9,8 +9,8 @@ except for its first convolution's input channels: gojax feeds its 15
 :func:`gojax.alphazero.basic_planes`, pgx its own 17 AlphaGo Zero planes
 (``state.observation``).
 
-* gojax: :func:`gojax.alphazero.search` - the :class:`gojax.GoState` is the
-  embedding, illegal moves masked at every depth, terminal nodes valued 0.
+* gojax: :func:`gojax.mcts.search` with :func:`gojax.alphazero.network_evaluator` - the
+  :class:`gojax.GoState` is the embedding, illegal moves masked at every depth, terminal nodes valued 0.
 * pgx: the recurrent function of pgx's AlphaZero example, written here from
   its description - ``env.step`` as the model, the pgx state as the
   embedding, ``state.legal_action_mask`` masking the prior logits, reward
@@ -45,6 +45,7 @@ from flax import nnx
 
 import gojax
 from gojax import alphazero as az
+from gojax import mcts
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -75,10 +76,9 @@ def gojax_runner(args):
     settings = az.SearchSettings(
         num_simulations=args.simulations, algorithm=args.algorithm, **_search_options(args)
     )
-    search = functools.partial(az.search, config, graphdef, settings=settings)
 
     def one(states, key):
-        out = search(variables, states, key)
+        out = mcts.search(config, az.network_evaluator(graphdef, variables), states, key, settings)
         return reset(step(states, out.action)), None
 
     @jax.jit

@@ -16,7 +16,7 @@ Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
   MoGo-style priorities of ``gojax/search/_heavy.py`` on that kernel,
   ``heuristic`` the heuristic policy on ``gojax.step``. With ``--shrink 1,4``
   each leaf batch row is run for each value of the light kernel's tail
-  compaction (``shrink`` of :func:`gojax.search._rollouts.light_playouts`:
+  compaction (``shrink`` of :func:`gojax.playouts._light_loop.light_playouts`:
   1 never narrows the loop, 4 the default), side by side.
 * ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
   host tree included; playouts/s as ``stats.playouts / stats.seconds``. One
@@ -61,7 +61,7 @@ from gojax._host import compiled
 from gojax._host.cpu_devices import split_host_cpu
 from gojax.players import playout, random_playout_policy, sample_uniform
 from gojax.search import TreeSearch, TreeSearchSettings
-from gojax.search._playout import evaluate_leaves
+from gojax.search._leaves import evaluate_leaves
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIELDS = ["row", "policy", "K", "M", "D", "rate", "rate_min", "rate_max", "unit", "moves_per_playout"]

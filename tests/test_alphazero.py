@@ -29,7 +29,7 @@ from flax import nnx
 
 import gojax
 from gojax import alphazero as az
-from gojax import players, symmetry
+from gojax import mcts, players, symmetry
 
 CONFIG = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=60)
 N, PASS = CONFIG.size, CONFIG.pass_action
@@ -162,15 +162,15 @@ def searches():
         "puct": dict(dirichlet_fraction=0.0, temperature=0.0),
         "gumbel": dict(gumbel_scale=0.0, max_num_considered_actions=32),
     }
+
+    def searcher(settings):
+        def run(variables, states, key):
+            return mcts.search(CONFIG, az.network_evaluator(graphdef, variables), states, key, settings)
+
+        return jax.jit(run)
+
     return {
-        name: jax.jit(
-            functools.partial(
-                az.search,
-                CONFIG,
-                graphdef,
-                settings=az.SearchSettings(num_simulations=SIMS, algorithm=name, **opts),
-            )
-        )
+        name: searcher(az.SearchSettings(num_simulations=SIMS, algorithm=name, **opts))
         for name, opts in options.items()
     }
 
@@ -415,7 +415,8 @@ def test_search_rejects_bad_options(positions, clueless):
     with pytest.raises(ValueError, match=r"num_simulations.*0"):
         az.SearchSettings(num_simulations=0)
     with pytest.raises(TypeError, match="SearchSettings"):
-        az.search(CONFIG, graphdef, variables, positions[1], jax.random.PRNGKey(0), {"num_simulations": 2})
+        evaluate = az.network_evaluator(graphdef, variables)
+        mcts.search(CONFIG, evaluate, positions[1], jax.random.PRNGKey(0), {"num_simulations": 2})
 
 
 @pytest.mark.parametrize(

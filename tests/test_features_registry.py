@@ -166,7 +166,7 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     basic = features.observation("basic").observe
     assert az.basic_planes is basic and not hasattr(az, "OBSERVATIONS")
     assert az.SelfPlaySettings().observe is basic
-    for function in (az.search, az.make_root, az.make_recurrent_fn):
+    for function in (az.network_evaluator,):
         assert inspect.signature(function).parameters["observe"].default is basic
     net_config = az.NetworkConfig(blocks=1, channels=8, value_hidden=8)
     net = az.PolicyValueNet(net_config, 5, 15, rngs=nnx.Rngs(0))

@@ -285,13 +285,15 @@ def uct_run():
     """Trees (mctx's batch of 1 dropped) and chosen moves on [capture win, its colour swap, ring]."""
     needs("mctx")
 
+    from gojax import mcts
+
     def run(state, key):
-        tree = UCT.search(CONFIG, state, key)
-        return tree, UCT.choose(CONFIG, tree, state, jax.random.fold_in(key, 1))
+        out = mcts.search(CONFIG, UCT.evaluator, jax.tree.map(lambda x: x[None], state), key, UCT.settings)
+        return jax.tree.map(lambda x: x[0], out.search_tree), out.action[0]
 
     positions = stack(state_of(CAPTURE_WIN), state_of(swap_colours(CAPTURE_WIN), to_play=2), state_of(RING))
     trees, actions = jax.jit(jax.vmap(run))(positions, keys(3, 7))
-    return jax.tree.map(lambda x: np.asarray(x)[:, 0], trees), np.asarray(actions)
+    return jax.tree.map(np.asarray, trees), np.asarray(actions)
 
 
 @pytest.fixture(scope="module")
@@ -342,6 +344,9 @@ def test_uct_never_expands_an_illegal_move_at_any_depth(uct_trees):
 
 def test_uct_player_moves(uct_run):
     np.testing.assert_array_equal(uct_run[1], [CAPTURE, CAPTURE, CENTRE])
+    positions = stack(state_of(CAPTURE_WIN), state_of(RING))
+    moves = jax.jit(jax.vmap(lambda s, k: UCT(CONFIG, s, k)))(positions, keys(2, 3))
+    np.testing.assert_array_equal(moves, [CAPTURE, CENTRE])
     with pytest.raises(ValueError, match="num_simulations"):
         P.uct_player(0)
 
@@ -371,8 +376,10 @@ def test_ucb1_selection_is_ucb1():
             extra_data=None,
         )
 
-    select = jax.jit(functools.partial(P.ucb1_action_selection, c=math.sqrt(2)))
-    bad = P.ILLEGAL_LOGIT
+    from gojax import mcts
+
+    select = jax.jit(functools.partial(mcts.ucb1_action_selection, c=math.sqrt(2)))
+    bad = mcts.ILLEGAL_LOGIT
     # Action 3 is unvisited but illegal; action 2 unvisited and legal: it goes first.
     t = tree([5, 3, 0, 0], [0.2, -0.4, 0.0, 0.0], [0.0, 0.0, 0.0, bad], 9)
     assert int(select(jax.random.PRNGKey(0), t, 0, 1)) == 2
@@ -385,7 +392,7 @@ def test_ucb1_selection_is_ucb1():
     t = tree([5, 3, 1, 0], [0.2, -0.4, 1.0, -1.0], [0.0, 0.0, 0.0, bad], 10)
     assert int(select(jax.random.PRNGKey(0), t, 0, 1)) == 2
     # With C = 0 it is greedy in the win rate: a1.
-    greedy = jax.jit(functools.partial(P.ucb1_action_selection, c=0.0))
+    greedy = jax.jit(functools.partial(mcts.ucb1_action_selection, c=0.0))
     assert int(greedy(jax.random.PRNGKey(0), t, 0, 1)) == 1
     # Illegal at the root through mctx's root_invalid_actions only.
     t = tree([5, 3, 1, 0], [0.2, -0.4, 1.0, -1.0], [0.0] * 4, 10).replace(

@@ -56,7 +56,7 @@ _TWO_DEVICES = textwrap.dedent(
     import gojax
     from gojax.search import TreeSearch, TreeSearchSettings
     from gojax.search._devices import evaluate_on_devices
-    from gojax.search._playout import evaluate_leaves
+    from gojax.search._leaves import evaluate_leaves
 
     assert len(jax.local_devices()) == 2, jax.local_devices()
     config = gojax.GoConfig(size=5)

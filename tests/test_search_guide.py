@@ -3,7 +3,7 @@
 Guides here are plain JAX functions with known answers (a value that always
 favours black, a policy that wants one point), so each effect is checked by
 its exact consequence; the last tests use a real (untrained) network through
-:func:`gojax.alphazero.network_guide` and the GTP engine's ``--checkpoint``.
+:func:`gojax.alphazero.network_evaluator` and the GTP engine's ``--checkpoint``.
 """
 
 from __future__ import annotations
@@ -23,16 +23,18 @@ SETTINGS = TreeSearchSettings(leaves_per_batch=8, playouts_per_leaf=4)
 A = CONFIG.num_actions
 
 
-def _black_always_wins(config, states):
+def _black_always_wins(config, states, key):
     """Uniform policy; value +1 for black, whoever is to move."""
+    del key
     value = jnp.where(states.turn == 0, 1.0, -1.0)
-    return jnp.full((states.turn.shape[0], config.num_actions), 1.0 / config.num_actions), value
+    return jnp.zeros((states.turn.shape[0], config.num_actions)), value
 
 
 def _wants(point):
-    def guide(config, states):
-        policy = jnp.zeros((states.turn.shape[0], config.num_actions)).at[:, point].set(1.0)
-        return policy, jnp.zeros(states.turn.shape[0])
+    def guide(config, states, key):
+        del key
+        logits = jnp.full((states.turn.shape[0], config.num_actions), -1e9).at[:, point].set(0.0)
+        return logits, jnp.zeros(states.turn.shape[0])
 
     return guide
 

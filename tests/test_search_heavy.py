@@ -20,9 +20,10 @@ from conftest import ref_neighbours
 
 import gojax
 from gojax._core import bitboard as bb
-from gojax.search import TreeSearchSettings, _heavy, _light
-from gojax.search import _words as words
-from gojax.search._playout import evaluate_leaves
+from gojax.playouts import _heavy, _light
+from gojax.playouts import _words as words
+from gojax.search import TreeSearchSettings
+from gojax.search._leaves import evaluate_leaves
 
 DRAWS = 256
 

@@ -10,7 +10,7 @@
   cut after 0, 1, 2, ... moves differ by one move each, which must be legal
   and not an own eye for the engine, reach the same board, and end with the
   engine's area score and the right first-play (AMAF) points. A heavy
-  playout (:mod:`gojax.search._heavy`) is replayed the same way, each move
+  playout (:mod:`gojax.playouts._heavy`) is replayed the same way, each move
   also in the first non-empty tier of the engine's position.
 """
 
@@ -26,8 +26,8 @@ import pytest
 import gojax
 from gojax._core import bitboard as bb
 from gojax.players import own_eyes
-from gojax.search import _heavy, _light, _rollouts
-from gojax.search import _words as words
+from gojax.playouts import _heavy, _light, _light_loop
+from gojax.playouts import _words as words
 
 
 def _side_by_side(config: gojax.GoConfig, games: int, moves: int, seed: int):
@@ -104,7 +104,7 @@ def _replay(config: gojax.GoConfig, limit: int, seed: int, rounds: int, policy: 
     stages = {"shrink": shrink, "narrowest": 4}
     run = jax.jit(
         functools.partial(
-            _rollouts.light_playouts, config, max_moves=limit, rounds=rounds, **choose, **stages
+            _light_loop.light_playouts, config, max_moves=limit, rounds=rounds, **choose, **stages
         )
     )
     return run(jnp.arange(limit + 1, dtype=jnp.int32), lights=lights, keys=keys)
@@ -121,11 +121,11 @@ def test_a_light_playout_replays_on_the_engine(size, limit, rounds, policy, shri
     games; that playout reaches its limit), so the cuts finish in other stages
     than they started in.
     A heavy playout's move must also lie in the first non-empty tier of
-    :func:`gojax.search._heavy.heavy_tiers` read from the engine's position.
+    :func:`gojax.playouts._heavy.heavy_tiers` read from the engine's position.
     """
     config = gojax.GoConfig(size=size, komi=2.5, ko_rule="simple", max_moves=2 * limit)  # cap out of reach
     points = config.num_points
-    assert len(_rollouts.stage_widths(limit + 1, shrink, 4)) == {1: 1, 2: 4}[shrink]
+    assert len(_light_loop.stage_widths(limit + 1, shrink, 4)) == {1: 1, 2: 4}[shrink]
     black_win, first, owner, finals = jax.device_get(_replay(config, limit, seed, rounds, policy, shrink))
     tiers = jax.jit(
         lambda s: [words.stacked(t) for t in _heavy.heavy_tiers(size, _light.light_state(config, s))]
@@ -181,7 +181,7 @@ def test_the_tail_compaction_plays_the_same_playouts():
     def compiled(shrink, narrowest):
         stages = {"shrink": shrink, "narrowest": narrowest}
         return jax.jit(
-            functools.partial(_rollouts.light_playouts, config, max_moves=moves, rounds=1, **stages)
+            functools.partial(_light_loop.light_playouts, config, max_moves=moves, rounds=1, **stages)
         )
 
     single, staged = compiled(1, 1), compiled(4, 3)
@@ -190,17 +190,17 @@ def test_the_tail_compaction_plays_the_same_playouts():
     keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
     one = jax.device_get(single(limits, lights=starts, keys=keys))
     assert len(set(np.asarray(one[3].moves).tolist())) > 10  # playouts of many lengths
-    assert _rollouts.stage_widths(games, 4, 3) == (48, 12, 3)
+    assert _light_loop.stage_widths(games, 4, 3) == (48, 12, 3)
     for got, want in zip(
         jax.tree.leaves(staged(limits, lights=starts, keys=keys)), jax.tree.leaves(one), strict=True
     ):
         np.testing.assert_array_equal(got, want)
-    assert _rollouts.stage_widths(games, 4, 16) == (48,) == _rollouts.stage_widths(games, 1, 1)
+    assert _light_loop.stage_widths(games, 4, 16) == (48,) == _light_loop.stage_widths(games, 1, 1)
 
 
 def test_playout_ownership_counts_the_area_of_each_colour():
     # The owner map that scores the gojax.step playouts: its +1 / -1 counts are the area.
-    from gojax.search._playout import ownership
+    from gojax.playouts import ownership
 
     config = gojax.GoConfig(size=5)
     state = gojax.from_ascii(config, ". X O . .\nX X O . .\n. X O O .\nX X X O O\n. . X O .", gojax.BLACK)

@@ -11,15 +11,13 @@ does not load this package. It needs flax (NNX), mctx and orbax-checkpoint.
 * :class:`NetworkConfig`, :class:`PolicyValueNet`, :func:`split`,
   :func:`apply`, :func:`merge` - the network, as an NNX module and as a pure
   function (``_network.py``).
-* :class:`SearchSettings` - the settings of a search (simulations, algorithm,
-  noise), one validated object shared by self-play, players, evaluation and
-  GTP (``_settings.py``).
-* :func:`search`, :func:`make_root`, :func:`make_recurrent_fn`,
-  :func:`legal_logits` - batched AlphaZero search on mctx (PUCT or Gumbel
-  MuZero) with :func:`gojax.step` as the model (``_search.py``).
+* :func:`network_evaluator` - the network as an evaluator
+  (``evaluate(config, states, key) -> (logits, value)``), what
+  :func:`gojax.mcts.search` (PUCT, Gumbel MuZero), self-play and
+  :class:`gojax.search.TreeSearch`'s guide take (``_player.py``). The search
+  and its settings are :mod:`gojax.mcts`; :class:`SearchSettings`, the one
+  settings object of every search, is re-exported here.
 * :class:`AlphaZeroPlayer` - network plus search as a gojax player (``_player.py``).
-* :func:`network_guide` - the network as the policy prior and value of
-  :class:`gojax.search.TreeSearch` (``_player.py``).
 * :func:`save_checkpoint`, :func:`load_checkpoint` - orbax network
   checkpoints, what players and ``gojax-gtp --player az`` load (``_checkpoint.py``).
 * the pieces of self-play training: the replay buffer (``_replay.py``),
@@ -38,9 +36,7 @@ require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.alph
 
 from gojax.alphazero._checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
 from gojax.alphazero._network import NetworkConfig, PolicyValueNet, Variables, apply, merge, split
-from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, network_guide
-from gojax.alphazero._search import ILLEGAL_LOGIT, legal_logits, make_recurrent_fn, make_root, search
-from gojax.alphazero._settings import ALGORITHMS, SearchSettings
+from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, network_evaluator
 from gojax.features import (
     BASIC_CHANNELS,
     BASIC_NUM_CHANNELS,
@@ -49,13 +45,12 @@ from gojax.features import (
     basic_planes,
     num_planes,
 )
+from gojax.mcts import SearchSettings
 
 __all__ = [
-    "ALGORITHMS",
     "BASIC_CHANNELS",
     "BASIC_NUM_CHANNELS",
     "CHECKPOINT_FORMAT",
-    "ILLEGAL_LOGIT",
     "PLAY_SETTINGS",
     "AlphaZeroPlayer",
     "BasicChannels",
@@ -66,15 +61,11 @@ __all__ = [
     "Variables",
     "apply",
     "basic_planes",
-    "legal_logits",
     "load_checkpoint",
-    "make_recurrent_fn",
-    "make_root",
     "merge",
-    "network_guide",
+    "network_evaluator",
     "num_planes",
     "save_checkpoint",
-    "search",
     "split",
 ]
 

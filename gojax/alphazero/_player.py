@@ -28,11 +28,10 @@ from flax import nnx
 
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
-from gojax.alphazero._search import search
-from gojax.alphazero._settings import SearchSettings
 from gojax.features import Observation, basic_planes
+from gojax.mcts import Evaluator, SearchSettings, search
 
-__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "network_guide"]
+__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "network_evaluator"]
 
 PLAY_SETTINGS = SearchSettings(num_simulations=64).for_play()
 """The default search of :class:`AlphaZeroPlayer`: Gumbel, 64 simulations, no PUCT noise."""
@@ -40,7 +39,9 @@ PLAY_SETTINGS = SearchSettings(num_simulations=64).for_play()
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class AlphaZeroPlayer:
-    """Plays the move of :func:`search` (batch of 1) for ONE game; pass once the game is over.
+    """Plays the move of :func:`gojax.mcts.search` (batch of 1) with :func:`network_evaluator`.
+
+    One game; pass once the game is over.
 
     Attributes:
       graphdef, variables: the network (:func:`split`).
@@ -65,7 +66,8 @@ class AlphaZeroPlayer:
     def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
         """``int32[]``: the search's move for ``state`` (one game, no batch axis)."""
         batch = jax.tree.map(lambda x: x[None], state)
-        out = search(config, self.graphdef, self.variables, batch, key, self.settings, observe=self.observe)
+        evaluate = network_evaluator(self.graphdef, self.variables, self.observe)
+        out = search(config, evaluate, batch, key, self.settings)
         return jnp.where(state.done, config.pass_action, out.action[0]).astype(jnp.int32)
 
 
@@ -74,26 +76,34 @@ jax.tree_util.register_dataclass(
 )
 
 
-def network_guide(graphdef: nnx.GraphDef, variables: Variables, observe: Observation = basic_planes):
-    """A guide for :class:`gojax.search.TreeSearch` from a network: its policy and its value.
+def network_evaluator(
+    graphdef: nnx.GraphDef, variables: Variables, observe: Observation = basic_planes
+) -> Evaluator:
+    """A network as an evaluator (:data:`gojax.mcts.Evaluator`): its policy logits and its value.
 
-    ::
+    What :func:`gojax.mcts.search`, self-play and :class:`gojax.search.TreeSearch`
+    (as its ``guide``) take::
 
-        search = TreeSearch(config, TreeSearchSettings(), guide=network_guide(graphdef, variables))
+        out = mcts.search(config, network_evaluator(graphdef, variables), states, key, settings)
+        tree = TreeSearch(config, TreeSearchSettings(), guide=network_evaluator(graphdef, variables))
+
+    The network runs in eval mode on ``observe(config, state)`` of each
+    position; the key is not used. ``variables`` may be traced arrays (an
+    argument of the jitted function that builds the evaluator): new weights
+    then do not recompile.
 
     Args:
       graphdef, variables: the network (:func:`split`).
       observe: the network's observation of one position (must match its training).
 
     Returns:
-      ``guide(config, states) -> (policy float32[K, A], value float32[K])``:
-      the softmax of the logits and the value for the player to move, for a
-      batch of ``K`` states (see :mod:`gojax.search`).
+      ``evaluate(config, states[B], key) -> (logits float32[B, A], value float32[B])``.
     """
 
-    def guide(config: GoConfig, states: GoState) -> tuple[jax.Array, jax.Array]:
-        planes = jax.vmap(lambda state: observe(config, state))(states).astype(jnp.float32)
-        logits, value, _ = apply(graphdef, variables, planes)
-        return jax.nn.softmax(logits, axis=-1), value
+    def evaluate(config: GoConfig, states: GoState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        del key
+        planes = jax.vmap(lambda state: observe(config, state))(states)
+        logits, value, _ = apply(graphdef, variables, planes, train=False)
+        return logits.astype(jnp.float32), value.astype(jnp.float32)
 
-    return guide
+    return evaluate

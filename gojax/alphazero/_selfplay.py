@@ -3,7 +3,7 @@
 :func:`selfplay` plays ``T`` moves of ``B`` games in one ``lax.scan`` (jit it;
 nothing here calls ``jax.jit``). At every move:
 
-1. :func:`gojax.alphazero.search` searches all ``B`` positions
+1. :func:`gojax.mcts.search` searches all ``B`` positions
    (Gumbel MuZero by default, a few simulations);
 2. the position's planes and the search policy - the **policy target**:
    Gumbel MuZero's improved policy ``softmax(logits + sigma(completed Q))``,
@@ -51,10 +51,10 @@ import jax.numpy as jnp
 from gojax._core import checks
 from gojax._core.rules import init, reset_if_done, step
 from gojax._core.types import GoConfig, GoState
+from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
-from gojax.alphazero._search import _black_result_if_ended, search
-from gojax.alphazero._settings import SearchSettings
 from gojax.features import Observation, basic_planes
+from gojax.mcts import SearchSettings, black_result_if_ended, search
 
 __all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
 
@@ -66,7 +66,7 @@ class SelfPlaySettings:
     """How self-play searches and chooses its moves (frozen, hashable: close over it).
 
     Attributes:
-      search: the search of every move (:class:`gojax.alphazero.SearchSettings`).
+      search: the search of every move (:class:`gojax.mcts.SearchSettings`).
       explore_moves: the first this many moves of each game are sampled from
         the search policy; later moves are the search's choice.
       observe: the network's observation ``(config, state) -> [N, N, C]``.
@@ -171,7 +171,8 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     actor, buffer = carry
     games = actor.games
     search_key, choice_key = jax.random.split(key)
-    output = search(config, graphdef, variables, games, search_key, settings.search, observe=settings.observe)
+    evaluate = network_evaluator(graphdef, variables, settings.observe)
+    output = search(config, evaluate, games, search_key, settings.search)
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)
     buffer, new_rows = replay_write(buffer, planes, output.action_weights)
@@ -185,7 +186,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     ended = after.done
     # Only the games that just ended are scored: the others pay almost nothing for it.
     # z of the position at ply j: the result for the colour to move there (black at even plies).
-    black_result, margin = _black_result_if_ended(config, after, ended)
+    black_result, margin = black_result_if_ended(config, after, ended)
     plies = jnp.arange(cap)
     sign = jnp.where(plies % 2 == 0, 1.0, -1.0)
     written = plies[None, :] <= ply[:, None]

@@ -9,7 +9,7 @@ moves the root to the position asked for (``set_root``), so the playouts
 already spent below the moves actually played are reused.
 
 With a checkpoint (``PlayerSpec.checkpoint``) the search is guided by
-that AlphaZero network (:func:`gojax.alphazero.network_guide`: its policy in
+that AlphaZero network (:func:`gojax.alphazero.network_evaluator`: its policy in
 the prior, its value mixed with the playouts), and it plays the board size
 the network was trained on.
 
@@ -74,7 +74,7 @@ class TreeSearcher(Searcher):
             from gojax import alphazero  # needs flax: only for a network-guided search
 
             graphdef, variables, observe, self.board_size = load_network(spec.checkpoint)
-            self.guide = alphazero.network_guide(graphdef, variables, observe)
+            self.guide = alphazero.network_evaluator(graphdef, variables, observe)
             label += f", guided by {spec.checkpoint}"
         super().__init__([Level(label, _no_function, "mcts", jit=False)], spec.seed, now)
         self.settings = settings

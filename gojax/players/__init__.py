@@ -6,7 +6,9 @@ gojax[players]``: mctx, chex), imported only when a search runs; the other
 players need nothing beyond JAX.
 
 A **player** is ``player(config, state, key) -> int32[] action`` on ONE game
-(batch with ``jax.vmap``); players with settings are frozen dataclasses.
+(batch with ``jax.vmap``); players with settings are frozen dataclasses. The
+random and heuristic players and the rollouts live in :mod:`gojax.playouts`
+(the layer below every search) and are re-exported here.
 
 * :data:`random_player`, :class:`RandomPlayer` - uniform over legal points,
   pass only when nothing else is legal (or with ``pass_probability``);
@@ -16,19 +18,15 @@ A **player** is ``player(config, state, key) -> int32[] action`` on ONE game
 * :func:`rollout`, :func:`playout` - play a game to its end with a policy.
 * :func:`pure_monte_carlo`, :class:`PureMonteCarlo` - N playouts per legal move.
 * :func:`uct_player`, :class:`UCTPlayer` - UCT (UCB1, ``C = sqrt(2)``) with
-  playouts, on ``mctx.search``; :func:`ucb1_action_selection`.
+  playouts, on :func:`gojax.mcts.search`.
 * :mod:`gojax.players.match` - :func:`play_match`, :func:`play_games`,
   :class:`MatchResult`, :func:`wilson_interval`, :func:`elo_difference`.
 * :mod:`gojax.players.alphabeta` - host-side alpha-beta with a Zobrist
   transposition table for 2x2 and 3x3 boards (not re-exported here).
 """
 
-from gojax.players._common import Player, own_eyes, result_for, sample_uniform
-from gojax.players._heuristic import HeuristicPolicy, heuristic_playout_policy, heuristic_tiers
 from gojax.players._monte_carlo import PureMonteCarlo, pure_monte_carlo
-from gojax.players._random import RandomPlayer, random_player, random_playout_policy
-from gojax.players._rollout import playout, rollout
-from gojax.players._uct import ILLEGAL_LOGIT, UCTPlayer, ucb1_action_selection, uct_player
+from gojax.players._uct import UCTPlayer, uct_player
 from gojax.players.match import (
     GameRecords,
     MatchResult,
@@ -37,9 +35,22 @@ from gojax.players.match import (
     play_match,
     wilson_interval,
 )
+from gojax.playouts import (
+    HeuristicPolicy,
+    Player,
+    RandomPlayer,
+    heuristic_playout_policy,
+    heuristic_tiers,
+    own_eyes,
+    playout,
+    random_player,
+    random_playout_policy,
+    result_for,
+    rollout,
+    sample_uniform,
+)
 
 __all__ = [
-    "ILLEGAL_LOGIT",
     "GameRecords",
     "HeuristicPolicy",
     "MatchResult",
@@ -60,7 +71,6 @@ __all__ = [
     "result_for",
     "rollout",
     "sample_uniform",
-    "ucb1_action_selection",
     "uct_player",
     "wilson_interval",
 ]

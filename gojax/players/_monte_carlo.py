@@ -26,9 +26,7 @@ import jax.numpy as jnp
 from gojax._core import checks
 from gojax._core.rules import legal_action_mask, step
 from gojax._core.types import GoConfig, GoState
-from gojax.players._common import Player, own_eyes, result_for
-from gojax.players._random import random_playout_policy
-from gojax.players._rollout import playout
+from gojax.playouts import Player, own_eyes, playout, random_playout_policy, result_for
 
 __all__ = ["PureMonteCarlo", "pure_monte_carlo"]
 

@@ -46,7 +46,7 @@ from gojax._core import checks, loops
 from gojax._core.rules import init, step
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
-from gojax.players._common import Player, result_for
+from gojax.playouts import Player, result_for
 
 __all__ = [
     "GameRecords",

@@ -1,7 +1,7 @@
 """One leaf batch over several devices: each device expands and plays out its share of the ``K`` leaves.
 
 A batch step of :class:`gojax.search.TreeSearch` is one call of
-:func:`gojax.search._playout.evaluate_leaves` on ``K`` leaves. On a CPU, XLA
+:func:`gojax.search._leaves.evaluate_leaves` on ``K`` leaves. On a CPU, XLA
 runs that call on one core; JAX can split a CPU into several devices
 (``XLA_FLAGS=--xla_force_host_platform_device_count=D``, what ``gojax-gtp
 --host-devices`` sets), and :func:`evaluate_on_devices` then gives each of
@@ -27,7 +27,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
 from gojax._host.cpu_devices import common_divisor
-from gojax.search._playout import LeafResults, evaluate_leaves
+from gojax.search._leaves import LeafResults, evaluate_leaves
 
 __all__ = ["AXIS", "device_count", "evaluate_on_devices", "place"]
 
@@ -98,7 +98,7 @@ def evaluate_on_devices(
       index: ``int[]``, the batch number.
 
     Returns:
-      :class:`~gojax.search._playout.LeafResults` of the ``K`` leaves, in
+      :class:`~gojax.search._leaves.LeafResults` of the ``K`` leaves, in
       order, sharded over the devices.
     """
     mesh = _mesh(num_devices)

@@ -1,18 +1,21 @@
 """A network's guidance of the tree search: a policy prior and a value mixed with the playouts.
 
-:class:`gojax.search.TreeSearch` takes an optional **guide**, a function
-``guide(config, states) -> (policy, value)`` of a batch of ``K`` positions
-(``states``: :class:`gojax.GoState` ``[K]``):
+:class:`gojax.search.TreeSearch` takes an optional **guide**, an evaluator
+(:data:`gojax.mcts.Evaluator`, what every search of gojax takes)
+``guide(config, states, key) -> (logits, value)`` of a batch of ``K``
+positions (``states``: :class:`gojax.GoState` ``[K]``):
 
-* ``policy``: ``float32[K, A]`` move probabilities (pass is ``P``; the tree
-  masks illegal moves itself);
+* ``logits``: ``float32[K, A]`` move logits (pass is ``P``); the search
+  takes their softmax as the policy ``p`` (the tree masks illegal moves
+  itself);
 * ``value``: ``float32[K]`` the expected result for the player to move, in
   ``[-1, 1]``.
 
 It must be a pure JAX function: the search compiles it once per batch shape
 (``jax.jit``) and runs it on the same positions as the playouts, one call
-per batch step. :func:`gojax.alphazero.network_guide` makes one from an
-AlphaZero network.
+per batch step, its key ``fold_in(seed, batch)``.
+:func:`gojax.alphazero.network_evaluator` makes one from an AlphaZero
+network.
 
 The search uses it twice, as AlphaGo (Silver et al. 2016) combined a
 policy network and a value network with fast rollouts:
@@ -33,17 +36,21 @@ policy network and a value network with fast rollouts:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import numpy as np
 
 from gojax._core.types import GoConfig, GoState
+from gojax.mcts import Evaluator
 
-__all__ = ["Guide", "guided_rates", "mixed_black_wins"]
+__all__ = ["guide_policy", "guided_rates", "mixed_black_wins"]
 
-Guide = Callable[[GoConfig, GoState], tuple[jax.Array, jax.Array]]
-"""``guide(config, states[K]) -> (policy float32[K, A], value float32[K])`` (see the module docstring)."""
+
+def guide_policy(
+    config: GoConfig, guide: Evaluator, states: GoState, key: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """``(policy float32[K, A], value float32[K])``: the softmax of the guide's logits, and its value."""
+    logits, value = guide(config, states, key)
+    return jax.nn.softmax(logits.astype(jax.numpy.float32), axis=-1), value.astype(jax.numpy.float32)
 
 
 def guided_rates(rates: np.ndarray, policy: np.ndarray, legal: np.ndarray, weight: float) -> np.ndarray:

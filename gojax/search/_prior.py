@@ -27,7 +27,7 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core.types import GoConfig, GoState
 from gojax.features import move_outcomes
-from gojax.players import own_eyes
+from gojax.playouts import own_eyes
 
 __all__ = ["RATES", "point_priors"]
 

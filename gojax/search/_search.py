@@ -3,7 +3,7 @@
 A host tool (like the GTP engine): the tree lives on the host in NumPy
 (:mod:`gojax.search._tree`), and each *batch step* sends ``K`` leaves to one
 compiled call that expands them and runs ``M`` playouts from each
-(:func:`gojax.search._playout.evaluate_leaves`). A batch step:
+(:func:`gojax.search._leaves.evaluate_leaves`). A batch step:
 
 1. **Selection** of ``K = leaves_per_batch`` paths, one after the other, by
    the RAVE value of :mod:`gojax.search._select`. Each path ends at a move
@@ -53,9 +53,10 @@ from gojax._core import checks
 from gojax._core import guards as _guards
 from gojax._core.types import GoConfig, GoState
 from gojax._host import compiled
+from gojax.mcts import Evaluator
 from gojax.search._devices import device_count, evaluate_on_devices, place
-from gojax.search._guide import Guide, guided_rates, mixed_black_wins
-from gojax.search._playout import evaluate_leaves
+from gojax.search._guide import guide_policy, guided_rates, mixed_black_wins
+from gojax.search._leaves import evaluate_leaves
 from gojax.search._prior import point_priors
 from gojax.search._select import prior_rates, refresh, selection_values
 from gojax.search._settings import TreeSearchSettings
@@ -79,8 +80,10 @@ class TreeSearch:
       config: the rules (any board size, any ko rule).
       settings: :class:`TreeSearchSettings` (default settings if ``None``).
       seed: the seed of the playouts and tie-breaks.
-      guide: a network's ``guide(config, states) -> (policy, value)``
-        (:mod:`gojax.search._guide`), or ``None`` for playouts alone.
+      guide: an evaluator ``guide(config, states, key) -> (logits, value)``
+        (:data:`gojax.mcts.Evaluator`; :func:`gojax.alphazero.network_evaluator`
+        makes one from a network; :mod:`gojax.search._guide`), or ``None``
+        for playouts alone.
       devices: how many local devices share each batch's leaves, at most
         (``None``: all of :func:`jax.local_devices`). The search uses the
         largest count that divides ``leaves_per_batch``; it is
@@ -99,7 +102,7 @@ class TreeSearch:
         config: GoConfig,
         settings: TreeSearchSettings | None = None,
         seed: int = 0,
-        guide: Guide | None = None,
+        guide: Evaluator | None = None,
         devices: int | None = None,
     ):
         if not isinstance(config, GoConfig):
@@ -109,7 +112,7 @@ class TreeSearch:
             raise TypeError(f"TreeSearch settings must be a TreeSearchSettings, got {settings!r}")
         seed = checks.integer(seed, "TreeSearch seed", least=0)
         if guide is not None and not callable(guide):
-            raise TypeError(f"TreeSearch guide must be callable (config, states), got {guide!r}")
+            raise TypeError(f"TreeSearch guide must be an evaluator (config, states, key), got {guide!r}")
         self.config = config
         self.settings = settings
         self._key = jax.random.key(seed)
@@ -130,7 +133,14 @@ class TreeSearch:
         self._legal = compiled.rules(config).legal
         self._priors = compiled.jitted(point_priors, config)
         # A host tool compiles what it runs; one compiled guide per search (it closes over its network).
-        self._guide = None if guide is None else jax.jit(lambda states: guide(config, states))
+        self._guide = None
+        if guide is not None:
+            guide_key = jax.random.fold_in(self._key, 1)
+            self._guide = jax.jit(
+                lambda states, index: guide_policy(
+                    config, guide, states, jax.random.fold_in(guide_key, index)
+                )
+            )
         self._warm = False
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
@@ -155,8 +165,8 @@ class TreeSearch:
         actions = np.zeros(self.settings.leaves_per_batch, np.int32)
         jax.block_until_ready(self._evaluate(*self._place(parents, actions, self._key, np.int32(0))))
         if self._guide is not None:
-            jax.block_until_ready(self._guide(parents))
-            jax.block_until_ready(self._guide(jax.tree.map(lambda x: x[None], start)))
+            jax.block_until_ready(self._guide(parents, np.int32(0)))
+            jax.block_until_ready(self._guide(jax.tree.map(lambda x: x[None], start), np.int32(0)))
         self._warm = True
 
     def set_root(self, state: GoState) -> None:
@@ -186,7 +196,8 @@ class TreeSearch:
         legal = np.asarray(self._legal(host))
         guided = None
         if self._guide is not None:
-            guided = jax.device_get(self._guide(jax.tree.map(lambda x: np.asarray(x)[None], host)))
+            one = jax.tree.map(lambda x: np.asarray(x)[None], host)
+            guided = jax.device_get(self._guide(one, np.int32(self._batches)))
         tree.expand(root, legal, done, self._prior(np.asarray(self._priors(host)), legal, guided, 0))
         self._tree = tree
         self._ownership[:] = 0.0
@@ -327,7 +338,7 @@ class TreeSearch:
         index = np.int32(self._batches)
         self._batches += 1
         results = self._evaluate(*self._place(tree.get_payload(sources), actions, self._key, index))
-        guided = None if self._guide is None else self._guide(results.children)
+        guided = None if self._guide is None else self._guide(results.children, index)
         return paths, (results, guided)
 
     def _finish(self, paths: list, pending: Any) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from gojax._core import checks
+from gojax.playouts import POLICY_NAMES
 
 __all__ = ["TreeSearchSettings"]
-
-_POLICIES = ("light", "heavy", "random", "heuristic")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,8 +23,8 @@ class TreeSearchSettings:
       leaves_per_batch: ``K``, leaves selected per batch step (1..4096).
       playouts_per_leaf: ``M``, playouts run from each leaf (1..4096).
       playout_policy: ``"heavy"`` (the default; on the light bitboard
-        kernel of :mod:`gojax.search._light`, MoGo-style priorities of
-        :mod:`gojax.search._heavy`: a capture or atari escape next to the last
+        kernel of :mod:`gojax.playouts._light`, MoGo-style priorities of
+        :mod:`gojax.playouts._heavy`: a capture or atari escape next to the last
         move, then a 3x3 pattern next to it, then any capture or escape, then
         a random move that is no self-atari), ``"light"`` (uniform, own eyes
         never filled, on the same kernel), ``"random"`` (the light policy on ``gojax.step``) or
@@ -89,9 +88,10 @@ class TreeSearchSettings:
 
         integer("leaves_per_batch", 1, 4096)
         integer("playouts_per_leaf", 1, 4096)
-        if self.playout_policy not in _POLICIES:
+        if self.playout_policy not in POLICY_NAMES:
             raise ValueError(
-                f"TreeSearchSettings.playout_policy must be one of {_POLICIES}, got {self.playout_policy!r}"
+                f"TreeSearchSettings.playout_policy must be one of {POLICY_NAMES}, "
+                f"got {self.playout_policy!r}"
             )
         if self.playout_moves is not None:
             integer("playout_moves", 1, 32767)

@@ -9,7 +9,7 @@ or with a small, explicit ``pass_probability``.
 Filling one's own eyes is legal, and a uniformly random player does it, so its
 groups never live. The **random playout policy** of Monte-Carlo Go
 (Bruegmann 1993; Bouzy & Helmstetter 2003; MoGo, Pachi, Michi) excludes the
-mover's one-point eyes (:func:`gojax.players.own_eyes`); games then end
+mover's one-point eyes (:func:`gojax.playouts.own_eyes`); games then end
 naturally, by two passes, when only eye-filling moves are left.
 """
 
@@ -22,7 +22,7 @@ import jax.numpy as jnp
 
 from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
-from gojax.players._common import own_eyes, sample_uniform
+from gojax.playouts._common import own_eyes, sample_uniform
 
 __all__ = ["RandomPlayer", "random_player", "random_playout_policy"]
 

@@ -14,7 +14,7 @@ reads:
   game-over flags and the move validation of ``step`` (the kernel only plays
   its own legal moves).
 
-A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`gojax.search._words.Words`), each an
+A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`gojax.playouts._words.Words`), each an
 array of any shape (``[]`` for one game, ``[B]`` for a batch): every operation, the neighbour
 shifts included, is elementwise over games, which a CPU vectorises.
 
@@ -29,11 +29,11 @@ The moves a playout picks from (:func:`light_moves`) are bitboard operations
 too: empty, not the simple-ko point, not suicide (an empty neighbour, a
 neighbouring chain of the mover not in atari, or a capture), and not one of
 the mover's own one-point eyes (the definition of
-:func:`gojax.players.own_eyes`). One is picked uniformly by one random
+:func:`gojax.playouts.own_eyes`). One is picked uniformly by one random
 ``uint32`` per move (its rank among the set bits); with none left the player
 passes (suicide is never played). The playouts of a batch run in one loop
-(:func:`gojax.search._rollouts.light_playouts`, the move choice an argument:
-:mod:`gojax.search._heavy` is another).
+(:func:`gojax.playouts._light_loop.light_playouts`, the move choice an argument:
+:mod:`gojax.playouts._heavy` is another).
 
 Shapes: ``N`` board side, ``P = N * N`` points (pass is ``P``), ``W`` words,
 ``L = ceil(log2 P)`` liberty planes.
@@ -52,7 +52,7 @@ from gojax._core import atari as _atari
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.types import GoConfig, GoState
-from gojax.search import _words as w
+from gojax.playouts import _words as w
 
 __all__ = ["Chooser", "LightState", "light_move", "light_moves", "light_owner", "light_play", "light_state"]
 
@@ -65,10 +65,10 @@ class LightState(NamedTuple):
     """One game as the light kernel sees it (add a leading axis to every array under ``jax.vmap``).
 
     Attributes:
-      stones: :data:`~gojax.search._words.Words` of ``uint32[2]``: black's, white's stones.
-      atari: :data:`~gojax.search._words.Words` of ``uint32[2]``: each colour's stones whose chain
+      stones: :data:`~gojax.playouts._words.Words` of ``uint32[2]``: black's, white's stones.
+      atari: :data:`~gojax.playouts._words.Words` of ``uint32[2]``: each colour's stones whose chain
         has exactly one liberty.
-      labels: :data:`~gojax.search._words.Words` of ``uint32[2, L]``: that liberty bit-sliced
+      labels: :data:`~gojax.playouts._words.Words` of ``uint32[2, L]``: that liberty bit-sliced
         (plane ``b``: the chains whose liberty's index has bit ``b`` set).
       turn: ``int32[]`` colour index to move (0 black, 1 white).
       ko: ``int32[]`` the point the player to move may not retake, or -1.
@@ -105,7 +105,7 @@ def light_state(config: GoConfig, state: GoState) -> LightState:
 
 
 def _mine(turn: jax.Array, planes: w.Words) -> tuple[w.Words, w.Words]:
-    """The mover's and the opponent's half of :data:`~gojax.search._words.Words` of ``[2, ...]``."""
+    """The mover's and the opponent's half of :data:`~gojax.playouts._words.Words` of ``[2, ...]``."""
     own = tuple(jnp.where(turn == 0, word[0], word[1]) for word in planes)
     return own, tuple(jnp.where(turn == 0, word[1], word[0]) for word in planes)
 
@@ -142,7 +142,7 @@ def light_moves(size: int, light: LightState) -> tuple[w.Words, w.Words]:
 class _Work(NamedTuple):
     """A move under way: its point, what it captures and joins, and the regions growing around it.
 
-    ``regions``, ``masks``, ``frees``: :data:`~gojax.search._words.Words` of ``uint32[6]`` - the
+    ``regions``, ``masks``, ``frees``: :data:`~gojax.playouts._words.Words` of ``uint32[6]`` - the
     opponent chains not in atari on each side of the move (0-3), the mover's
     chain through it (4), the mover's chains in atari next to a capture (5);
     the points each may enter; the points that are its liberties.
@@ -202,8 +202,8 @@ def _decided(size: int, work: _Work) -> jax.Array:
 
 
 class _Chains(NamedTuple):
-    """What the decided regions tell: ``chains`` (:data:`~gojax.search._words.Words` of ``[5]``) the
-    regions 0-4 whose chain is in atari, ``labelled`` (:data:`~gojax.search._words.Words` of
+    """What the decided regions tell: ``chains`` (:data:`~gojax.playouts._words.Words` of ``[5]``) the
+    regions 0-4 whose chain is in atari, ``labelled`` (:data:`~gojax.playouts._words.Words` of
     ``[5, L]``) their liberty's planes, ``single`` (``bool[]``) the move's chain
     is one stone in atari."""
 

@@ -21,7 +21,7 @@ import functools
 import jax.numpy as jnp
 import numpy as np
 
-from gojax.search import _words as w
+from gojax.playouts import _words as w
 
 __all__ = ["PATTERNS", "pattern_points"]
 

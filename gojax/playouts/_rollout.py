@@ -14,8 +14,8 @@ import jax.numpy as jnp
 from gojax._core import loops
 from gojax._core.rules import step
 from gojax._core.types import GoConfig, GoState
-from gojax.players._common import Player, result_for
-from gojax.players._random import random_playout_policy
+from gojax.playouts._common import Player, result_for
+from gojax.playouts._random import random_playout_policy
 
 __all__ = ["playout", "rollout"]
 

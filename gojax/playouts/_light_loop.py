@@ -1,9 +1,9 @@
 """The playout loop of the light kernel: ``B`` playouts in one ``lax.while_loop``, the tail compacted.
 
 :func:`light_playouts` plays a batch of playouts on the kernel of
-:mod:`gojax.search._light`, the move choice an argument (uniform,
-:func:`gojax.search._light.light_move`, or the heavy policy of
-:mod:`gojax.search._heavy`). They stop at two passes or at their move limit,
+:mod:`gojax.playouts._light`, the move choice an argument (uniform,
+:func:`gojax.playouts._light.light_move`, or the heavy policy of
+:mod:`gojax.playouts._heavy`). They stop at two passes or at their move limit,
 then are scored by Tromp-Taylor area with the config's komi.
 
 **Bounded work per turn.** Each turn of the loop, a game either starts a
@@ -35,8 +35,8 @@ import jax.numpy as jnp
 
 from gojax._core import loops
 from gojax._core.types import GoConfig
-from gojax.search import _words as w
-from gojax.search._light import (
+from gojax.playouts import _words as w
+from gojax.playouts._light import (
     Chooser,
     LightState,
     _captures,
@@ -128,11 +128,11 @@ def light_playouts(
       limits: ``int32[B]`` most moves of each playout (0 scores the start).
       max_moves: a static bound on ``limits`` (one random ``uint32`` per move
         is drawn up front).
-      lights: :class:`~gojax.search._light.LightState` ``[B]``, the starts.
+      lights: :class:`~gojax.playouts._light.LightState` ``[B]``, the starts.
       keys: ``[B]`` PRNG keys.
       rounds: dilations per turn (speed only: the playouts are the same for any value).
       choose: the policy, ``choose(N, game, uint32[] draw) -> int32[]`` point, a legal one
-        (:func:`~gojax.search._light.light_moves`) or ``P``; default uniform over the playable points.
+        (:func:`~gojax.playouts._light.light_moves`) or ``P``; default uniform over the playable points.
       shrink, narrowest: the stages' widths, :func:`stage_widths` (speed only, as ``rounds``).
 
     Returns:

@@ -1,4 +1,4 @@
-"""Bitboards as tuples of words, for the light playout kernel (:mod:`gojax.search._light`).
+"""Bitboards as tuples of words, for the light playout kernel (:mod:`gojax.playouts._light`).
 
 A bitboard of ``W = ceil(P / 32)`` ``uint32`` words (point ``p`` is bit
 ``p % 32`` of word ``p // 32``, as in :mod:`gojax._core.bitboard`) is kept as

@@ -1,28 +1,30 @@
-"""The settings of an AlphaZero search (:class:`SearchSettings`), shared by self-play, players and GTP.
+"""The settings of an mctx search (:class:`SearchSettings`), shared by self-play, players and GTP.
 
 ::
 
     settings = SearchSettings(num_simulations=64, algorithm="puct")
-    out = search(config, graphdef, variables, states, key, settings)
+    out = search(config, evaluate, states, key, settings)
     player = AlphaZeroPlayer(graphdef, variables, settings.for_play())
 
 One frozen, hashable, validated object: close over it or pass it as a static
-argument of ``jax.jit``. Self-play (:class:`SelfPlaySettings`), the player
-(:class:`AlphaZeroPlayer`), the training driver's evaluation and the GTP
-engine all take it.
+argument of ``jax.jit``. :func:`gojax.mcts.search`, self-play
+(:class:`gojax.alphazero.SelfPlaySettings`), the players
+(:class:`gojax.players.UCTPlayer`, :class:`gojax.alphazero.AlphaZeroPlayer`),
+the training driver's evaluation and the GTP engine all take it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Literal
 
 from gojax._core import checks
 
 __all__ = ["ALGORITHMS", "SearchSettings"]
 
-ALGORITHMS = ("gumbel", "puct")
-"""The search algorithms: Gumbel MuZero and AlphaZero's PUCT (both from mctx)."""
+ALGORITHMS = ("gumbel", "puct", "uct")
+"""The search algorithms: Gumbel MuZero, AlphaZero's PUCT (both from mctx) and UCT (UCB1 on mctx's tree)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +37,9 @@ class SearchSettings:
         Halving with Gumbel noise at the root; the policy target is the
         improved policy ``softmax(logits + completed Q)``) or ``"puct"``
         (``mctx.muzero_policy``: AlphaZero's PUCT with Dirichlet noise at the
-        root; the policy target is the root visit frequencies).
+        root; the policy target is the root visit frequencies) or ``"uct"``
+        (``mctx.search`` with UCB1 selection; the move is the most visited
+        root child, the policy target the root visit frequencies).
       max_depth: cap on the depth of a simulation (``None``: ``num_simulations``).
       max_num_considered_actions: ``"gumbel"``: root actions sampled.
       gumbel_scale: ``"gumbel"``: scale of the root Gumbel noise (0: deterministic).
@@ -44,6 +48,8 @@ class SearchSettings:
       temperature: ``"puct"``: the action is sampled from
         ``visits ** (1 / temperature)`` (0: the most visited, ties at random).
       pb_c_init, pb_c_base: ``"puct"``: the PUCT exploration constants.
+      ucb_c: ``"uct"``: the UCB1 exploration constant ``C`` for win rates
+        in ``[0, 1]``.
 
     Raises:
       TypeError: naming the field and the value, for a value of the wrong type.
@@ -51,7 +57,7 @@ class SearchSettings:
     """
 
     num_simulations: int = 16
-    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    algorithm: Literal["gumbel", "puct", "uct"] = "gumbel"
     max_depth: int | None = None
     max_num_considered_actions: int = 16
     gumbel_scale: float = 1.0
@@ -60,6 +66,7 @@ class SearchSettings:
     temperature: float = 1.0
     pb_c_init: float = 1.25
     pb_c_base: float = 19652.0
+    ucb_c: float = math.sqrt(2.0)
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -76,6 +83,7 @@ class SearchSettings:
             ("temperature", False, None),
             ("pb_c_init", False, None),
             ("pb_c_base", True, None),
+            ("ucb_c", False, None),
         ):
             value = checks.number(
                 getattr(self, name), f"SearchSettings.{name}", least=0.0, most=most, positive=positive

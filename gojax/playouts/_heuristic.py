@@ -16,7 +16,7 @@ atari / self-atari" tiers of MoGo's and Pachi's playouts, Michi's
 Every tier excludes the mover's own one-point eyes (as the random playout
 policy does); the policy passes when no other move is left. It works on ONE
 game, like every player: usable as a player and as the rollout policy of
-:func:`gojax.players.rollout`, :class:`PureMonteCarlo` and :class:`UCTPlayer`.
+:func:`gojax.playouts.rollout`, :class:`PureMonteCarlo` and :class:`UCTPlayer`.
 
 Cost: one chain analysis per move (:func:`gojax.features.move_outcomes`,
 labels by pointer jumping, liberties by segment sums) on top of the legal
@@ -34,7 +34,7 @@ from gojax._core import bitboard as bb
 from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
 from gojax.features import move_outcomes
-from gojax.players._common import own_eyes, sample_uniform
+from gojax.playouts._common import own_eyes, sample_uniform
 
 __all__ = ["HeuristicPolicy", "heuristic_playout_policy", "heuristic_tiers"]
 

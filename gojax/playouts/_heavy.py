@@ -1,7 +1,7 @@
-"""Heavy playouts: MoGo-style move priorities on the light kernel of :mod:`gojax.search._light`.
+"""Heavy playouts: MoGo-style move priorities on the light kernel of :mod:`gojax.playouts._light`.
 
 :func:`heavy_move` is a playout policy for
-:func:`gojax.search._rollouts.light_playouts` (``choose``): it picks uniformly,
+:func:`gojax.playouts._light_loop.light_playouts` (``choose``): it picks uniformly,
 by the same one random ``uint32`` per move as the light policy, among the
 points of the first non-empty **tier** (:func:`heavy_tiers`):
 
@@ -12,7 +12,7 @@ points of the first non-empty **tier** (:func:`heavy_tiers`):
    row and most larger ones).
 2. **A pattern next to the last move**: an empty point among the last move's
    eight neighbours where one of MoGo's 3x3 patterns (hane, cut, edge;
-   :mod:`gojax.search._patterns`) matches, and that tier 4 keeps (no
+   :mod:`gojax.playouts._patterns`) matches, and that tier 4 keeps (no
    self-atari).
 3. **Capture or escape anywhere**: a *capture* fills the liberty of an
    opponent chain in atari (a chain in atari has one liberty, so
@@ -27,7 +27,7 @@ points of the first non-empty **tier** (:func:`heavy_tiers`):
    mover that is not in atari (a single stone, or a chain of the mover in
    atari grown by one stone, left with one liberty or none). Such moves are
    dropped even where they would be good (a throw-in).
-5. **Any playable point** (:func:`gojax.search._light.light_moves`): the
+5. **Any playable point** (:func:`gojax.playouts._light.light_moves`): the
    fallback when tier 4 is empty; with no playable point the player passes.
 
 Every tier is a subset of the playable points (empty, not the ko point, no
@@ -45,9 +45,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax.search import _words as w
-from gojax.search._light import LightState, _mine, _pick, light_moves
-from gojax.search._patterns import pattern_points
+from gojax.playouts import _words as w
+from gojax.playouts._light import LightState, _mine, _pick, light_moves
+from gojax.playouts._patterns import pattern_points
 
 __all__ = ["HeavyTiers", "heavy_move", "heavy_tiers"]
 
@@ -56,7 +56,7 @@ _REACH = 2  # steps along a chain in atari from the last move's neighbourhood
 
 
 class HeavyTiers(NamedTuple):
-    """The move sets of :func:`heavy_move`, best first, each :data:`~gojax.search._words.Words` ``uint32[]``.
+    """The move sets of :func:`heavy_move`, best first, each :data:`~gojax.playouts._words.Words`.
 
     Attributes:
       answer: captures and escapes of the chains in atari next to the last move.
@@ -117,8 +117,8 @@ def heavy_tiers(size: int, light: LightState) -> HeavyTiers:
 def heavy_move(size: int, light: LightState, draw: jax.Array) -> jax.Array:
     """``int32[]``: the heavy policy's point in one game, picked by the ``uint32[]`` ``draw`` (or pass ``P``).
 
-    A :data:`~gojax.search._light.Chooser` for
-    :func:`~gojax.search._rollouts.light_playouts`: a point of the first
+    A :data:`~gojax.playouts._light.Chooser` for
+    :func:`~gojax.playouts._light_loop.light_playouts`: a point of the first
     non-empty tier of :func:`heavy_tiers`, uniformly (its rank
     ``draw * count / 2**32`` among the tier's points).
     """

@@ -1,0 +1,160 @@
+"""The one mctx search (:mod:`gojax.mcts`): one model and one evaluator signature for every algorithm.
+
+Checked here: the terminal results the model hands mctx against a plain-Python
+Tromp-Taylor scorer (conftest's ``ref_area_difference``, written apart from
+gojax's scoring); the rewards of a game that ends inside the tree, for UCT as
+for PUCT and Gumbel; the same evaluator driving the three mctx algorithms and
+the host tree search's guide; bad input. The UCT selection rule and the
+searches' masking at every depth are checked in ``test_players.py`` and
+``test_alphazero.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import needs, random_game, ref_area_difference, stack_states
+
+import gojax
+from gojax import mcts, playouts
+from gojax.search import TreeSearch, TreeSearchSettings
+
+CONFIG = gojax.GoConfig(size=5, komi=0.5)
+PASS = CONFIG.pass_action
+
+# Black owns the left side, White the right: black area 10, white area 10, komi 0.5 -> White leads.
+EVEN = """
+. X O . .
+. X O . .
+. X O . .
+. X O . .
+. X O . .
+"""
+
+
+def _finished_games(count: int, seed: int) -> list[gojax.GoState]:
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(count):
+        states, _ = random_game(CONFIG, rng, fill_own_eyes=False)
+        games.append(states[-1])
+    return games
+
+
+def test_terminal_results_match_a_plain_python_scorer():
+    games = _finished_games(12, seed=3)
+    batch = stack_states(games)
+    ended = jnp.ones(len(games), bool).at[0].set(False)  # the first is not asked for: 0
+    result, margin = jax.jit(functools.partial(mcts.black_result_if_ended, CONFIG))(batch, ended)
+    board = jax.jit(jax.vmap(functools.partial(gojax.board, CONFIG)))(batch)
+    signs = set()
+    for i, grid in enumerate(np.asarray(board)):
+        expected = ref_area_difference(grid) - CONFIG.komi
+        if i == 0:
+            assert float(result[i]) == 0.0
+            continue
+        assert float(margin[i]) == pytest.approx(expected)
+        assert float(result[i]) == np.sign(expected)
+        signs.add(float(result[i]))
+    assert signs == {-1.0, 1.0}  # both colours won some of the games
+
+
+def _after_a_pass(to_play: int) -> gojax.GoState:
+    state = gojax.from_ascii(CONFIG, EVEN, to_play=2 if to_play == 1 else 1)
+    return gojax.step(CONFIG, state, PASS)  # the opponent passed: a pass now ends the game
+
+
+@pytest.mark.parametrize("algorithm", mcts.ALGORITHMS)
+def test_a_game_that_ends_in_the_tree_is_rewarded_for_the_mover(algorithm):
+    """After the opponent's pass, passing ends the game: +1 for White (ahead by komi), -1 for Black."""
+    needs("mctx")
+    settings = mcts.SearchSettings(num_simulations=24, algorithm=algorithm, max_num_considered_actions=26)
+    states = stack_states([_after_a_pass(1), _after_a_pass(2)])
+    run = jax.jit(lambda s, k: mcts.search(CONFIG, _uniform_but_one(PASS), s, k, settings))
+    tree = run(states, jax.random.PRNGKey(0)).search_tree
+    for game, reward in ((0, -1.0), (1, 1.0)):  # black to move, white to move
+        assert int(tree.children_visits[game, 0, PASS]) > 0
+        assert float(tree.children_rewards[game, 0, PASS]) == reward
+        assert float(tree.children_discounts[game, 0, PASS]) == 0.0
+        child = int(tree.children_index[game, 0, PASS])
+        assert bool(tree.embeddings.done[game, child])
+
+
+def _uniform_but_one(point: int):
+    """An evaluator of this file's own: all its logits on ``point``, value 0."""
+
+    def evaluate(config, states, key):
+        del key
+        logits = jnp.full((states.turn.shape[0], config.num_actions), -30.0).at[:, point].set(30.0)
+        return logits, jnp.zeros(states.turn.shape[0])
+
+    return evaluate
+
+
+@pytest.mark.parametrize("algorithm", ["puct", "gumbel"])
+def test_the_evaluator_prior_steers_the_policy_searches(algorithm):
+    needs("mctx")
+    centre = 12
+    settings = mcts.SearchSettings(
+        num_simulations=8, algorithm=algorithm, gumbel_scale=0.0, dirichlet_fraction=0.0, temperature=0.0
+    )
+    states = stack_states([gojax.init(CONFIG)] * 2)
+    out = mcts.search(CONFIG, _uniform_but_one(centre), states, jax.random.PRNGKey(1), settings)
+    assert np.asarray(out.action).tolist() == [centre, centre]
+
+
+def test_one_evaluator_for_every_search():
+    """One :class:`RolloutEvaluator` drives UCT, PUCT, Gumbel and guides the host tree search."""
+    needs("mctx")
+    evaluate = mcts.RolloutEvaluator(max_moves=20)
+    states = stack_states([gojax.init(CONFIG), _after_a_pass(1)])
+    legal = np.asarray(jax.vmap(functools.partial(gojax.legal_action_mask, CONFIG))(states))
+    for algorithm in mcts.ALGORITHMS:
+        settings = mcts.SearchSettings(num_simulations=8, algorithm=algorithm)
+        out = jax.jit(lambda s, k, st=settings: mcts.search(CONFIG, evaluate, s, k, st))(
+            states, jax.random.PRNGKey(2)
+        )
+        actions = np.asarray(out.action)
+        assert all(legal[i, a] for i, a in enumerate(actions)), (algorithm, actions)
+        weights = np.asarray(out.action_weights)
+        np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-5)
+        assert not np.any(weights[~legal]), algorithm
+    search = TreeSearch(CONFIG, TreeSearchSettings(leaves_per_batch=4, playouts_per_leaf=2), guide=evaluate)
+    search.set_root(gojax.init(CONFIG))
+    stats = search.search(playouts=16)
+    assert stats.visits.sum() >= 16
+
+
+def test_rollout_evaluator_values_are_the_rollout_results():
+    """Its value is :func:`gojax.playouts.rollout` with the split keys; its logits uniform."""
+    evaluate = mcts.RolloutEvaluator(max_moves=60)
+    states = stack_states([gojax.init(CONFIG), _after_a_pass(2)])
+    key = jax.random.PRNGKey(5)
+    logits, value = jax.jit(lambda s, k: evaluate(CONFIG, s, k))(states, key)
+    assert logits.shape == (2, CONFIG.num_actions) and not np.any(np.asarray(logits))
+    keys = jax.random.split(key, 2)
+    for i in range(2):
+        one = jax.tree.map(lambda x, i=i: x[i], states)
+        assert float(value[i]) == float(playouts.rollout(CONFIG, one, keys[i], max_moves=60))
+
+
+def test_bad_input_names_the_value():
+    states = stack_states([gojax.init(CONFIG)])
+    with pytest.raises(TypeError, match="evaluate"):
+        mcts.search(CONFIG, "network", states, jax.random.PRNGKey(0))
+    with pytest.raises(TypeError, match="SearchSettings"):
+        mcts.search(CONFIG, mcts.RolloutEvaluator(), states, jax.random.PRNGKey(0), {"num_simulations": 2})
+    with pytest.raises(ValueError, match="ucb_c"):
+        mcts.SearchSettings(ucb_c=-1.0)
+    with pytest.raises(ValueError, match="algorithm"):
+        mcts.SearchSettings(algorithm="mcts")
+    with pytest.raises(TypeError, match="policy"):
+        mcts.RolloutEvaluator(policy="random")
+    with pytest.raises(ValueError, match="max_moves"):
+        mcts.RolloutEvaluator(max_moves=-1)
+    with pytest.raises(TypeError, match="guide"):
+        TreeSearch(CONFIG, guide="network")
