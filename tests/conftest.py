@@ -295,20 +295,23 @@ def ref_fill(seed: np.ndarray, mask: np.ndarray) -> np.ndarray:
         region = grown
 
 
-def ref_area_difference(grid: np.ndarray) -> int:
-    """Tromp-Taylor: black area minus white area (stones, and empty regions reaching one colour only)."""
+def ref_owners(grid: np.ndarray) -> np.ndarray:
+    """Tromp-Taylor owner of every point, ``int[P]``: +1 black, -1 white, 0 no one.
+
+    A stone is its colour's; an empty region reaching stones of one colour only is that colour's.
+    """
     size = grid.shape[0]
     flat = grid.reshape(-1)
-    diff = int(np.sum(flat == gojax.BLACK)) - int(np.sum(flat == gojax.WHITE))
+    owner = np.where(flat == gojax.BLACK, 1, np.where(flat == gojax.WHITE, -1, 0))
     seen = np.zeros(flat.shape, bool)
     for start in np.flatnonzero(flat == gojax.EMPTY):
         if seen[start]:
             continue
         seen[start] = True
-        stack, region, reached = [int(start)], 0, set()
+        stack, region, reached = [int(start)], [], set()
         while stack:
             point = stack.pop()
-            region += 1
+            region.append(point)
             for other in ref_neighbours(point, size):
                 if flat[other] == gojax.EMPTY:
                     if not seen[other]:
@@ -317,10 +320,15 @@ def ref_area_difference(grid: np.ndarray) -> int:
                 else:
                     reached.add(int(flat[other]))
         if reached == {gojax.BLACK}:
-            diff += region
+            owner[region] = 1
         elif reached == {gojax.WHITE}:
-            diff -= region
-    return diff
+            owner[region] = -1
+    return owner
+
+
+def ref_area_difference(grid: np.ndarray) -> int:
+    """Tromp-Taylor: black area minus white area (stones, and empty regions reaching one colour only)."""
+    return int(np.sum(ref_owners(grid)))
 
 
 # --------------------------------------------------------------------------- random material

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import CI, TEST_EXTRA, gnugo_binary, ref_area_difference
+from conftest import CI, TEST_EXTRA, gnugo_binary, ref_area_difference, ref_owners
 
 pytest.importorskip("flax", reason=TEST_EXTRA)
 pytest.importorskip("optax", reason=TEST_EXTRA)
@@ -167,10 +167,11 @@ def test_replay_samples_only_finished_rows():
     buf, rows = az.replay_write(buf, jnp.zeros((3, 2, 2, 1)), policy)
     assert np.asarray(rows).tolist() == [0, 1, 2] and not bool(np.any(buf.ready))
     buf = az.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 1.0]), jnp.asarray([False, True, False]))
-    _, _, z, drawn = az.replay_sample(buf, jax.random.PRNGKey(0), 200)
+    sample = az.replay_sample(buf, jax.random.PRNGKey(0), 200)
+    z, drawn = sample.value, sample.rows
     assert set(np.asarray(drawn).tolist()) == {1} and np.all(np.asarray(z) == -1.0)
     buf = az.replay_finish(buf, rows, jnp.asarray([1.0, -1.0, 0.5]), jnp.ones(3, bool))
-    _, _, _, drawn = az.replay_sample(buf, jax.random.PRNGKey(1), 300)
+    drawn = az.replay_sample(buf, jax.random.PRNGKey(1), 300).rows
     assert set(np.asarray(drawn).tolist()) == {0, 1, 2}
     with pytest.raises(ValueError, match="smaller than games"):
         az.check_capacity(100, 4, 32)
@@ -194,10 +195,15 @@ def test_selfplay_outcomes_match_an_independent_score(selfplay_games, jitted_ste
         margin = ref_area_difference(np.asarray(gojax.board(CONFIG, state))) - CONFIG.komi
         black = float(np.sign(margin))
         assert game["result"] == black
+        owners = ref_owners(np.asarray(gojax.board(CONFIG, state)))
         for ply, row in enumerate(game["rows"]):
             assert bool(buffer.ready[row])
             mover_sign = 1.0 if ply % 2 == 0 else -1.0
             assert buffer.value[row] == black * mover_sign, (ply, row)
+            # KataGo's auxiliary targets: the final owner of every point and the final score, for the mover.
+            np.testing.assert_array_equal(np.asarray(buffer.ownership[row]), owners * mover_sign)
+            assert float(buffer.score[row]) == pytest.approx(margin * mover_sign)
+            assert float(buffer.policy_weight[row]) == 1.0  # every move searched in full
     assert 0 < ended_by_passes < len(games), "want both passed-out and move-capped games"
 
 
@@ -212,6 +218,83 @@ def test_selfplay_policy_targets_on_legal_moves(selfplay_games, jitted_step):
             assert np.all(target[~legal] == 0.0), np.flatnonzero(target[~legal] > 0)
             np.testing.assert_array_equal(np.asarray(buffer.planes[row], np.float32), np.asarray(expected))
             state, legal, expected = jitted_step(state, move)
+
+
+def test_playout_cap_randomization_marks_the_cheap_moves(network):
+    """A fraction of the moves is searched in full; only those rows carry a policy target that trains."""
+    graphdef, variables = network
+    search = az.SearchSettings(num_simulations=8)
+    settings = az.SelfPlaySettings(search=search, full_search_fraction=0.25, cheap_simulations=2)
+    assert settings.cheap_search.num_simulations == 2 and settings.cheap_search.algorithm == search.algorithm
+    moves = 40
+    play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=moves))
+    buffer = az.replay_init(BATCH * moves, 5, CHANNELS.num_channels)
+    _, buffer, stats = play(variables, az.selfplay_init(CONFIG, BATCH), buffer, jax.random.PRNGKey(3))
+    weight = np.asarray(buffer.policy_weight)
+    assert set(np.unique(weight)) == {0.0, 1.0}
+    # One draw per move for the whole batch: the rows of a move share their weight.
+    per_move = weight.reshape(moves, BATCH)
+    assert np.all(per_move == per_move[:, :1])
+    full = int(per_move[:, 0].sum())
+    assert int(stats.full) == full * BATCH
+    assert 3 <= full <= 18  # 10 expected of 40 at 0.25 (binomial: outside [3, 18] with p < 0.002)
+    with pytest.raises(ValueError, match="full_search_fraction"):
+        az.SelfPlaySettings(full_search_fraction=1.5)
+    with pytest.raises(ValueError, match="cheap_simulations"):
+        az.SelfPlaySettings(cheap_simulations=0)
+
+
+def _sample(rows: int, size: int = 5, seed: int = 0) -> az.ReplaySample:
+    rng = np.random.default_rng(seed)
+    points = size * size
+    policy = rng.random((rows, points + 1)).astype(np.float32)
+    return az.ReplaySample(
+        planes=jnp.asarray(rng.integers(0, 2, (rows, size, size, CHANNELS.num_channels)), jnp.float32),
+        policy=jnp.asarray(policy / policy.sum(axis=1, keepdims=True)),
+        value=jnp.asarray(rng.choice([-1.0, 1.0], rows), jnp.float32),
+        rows=jnp.arange(rows, dtype=jnp.int32),
+        policy_weight=jnp.asarray(np.arange(rows) % 2, jnp.float32),
+        ownership=jnp.asarray(rng.choice([-1.0, 0.0, 1.0], (rows, points)), jnp.float32),
+        score=jnp.asarray(rng.normal(0.0, 5.0, rows), jnp.float32),
+    )
+
+
+def test_loss_reads_each_target_with_its_weight():
+    """Cheap rows' policies do not count; the auxiliary terms count only with their weights and heads."""
+    from flax import nnx
+
+    config = az.NetworkConfig(blocks=1, channels=8, ownership_head=True, score_head=True, global_pooling=True)
+    graphdef, variables = az.split(az.PolicyValueNet(config, 5, CHANNELS.num_channels, rngs=nnx.Rngs(1)))
+    sample = _sample(8)
+    loss = jax.jit(lambda s, w: az.loss_fn(variables, graphdef, s, w)[0], static_argnums=1)
+    base = az.LossWeights()
+    cheap = np.asarray(sample.policy_weight) == 0
+    garbage = np.asarray(sample.policy).copy()
+    garbage[cheap] = np.eye(garbage.shape[1])[0]
+    assert float(loss(sample._replace(policy=jnp.asarray(garbage)), base)) == pytest.approx(
+        float(loss(sample, base)), rel=1e-6
+    )
+    full = sample._replace(policy_weight=jnp.ones(8))
+    assert float(loss(full._replace(policy=jnp.asarray(garbage)), base)) != pytest.approx(
+        float(loss(full, base))
+    )
+    _, (_, metrics) = az.loss_fn(variables, graphdef, sample, base)
+    assert float(metrics.policy_fraction) == 0.5
+    with_aux = az.LossWeights(ownership=1.5, score=0.5)
+    expected = float(metrics.loss) + 1.5 * float(metrics.ownership_loss) + 0.5 * float(metrics.score_loss)
+    assert float(loss(sample, with_aux)) == pytest.approx(expected, rel=1e-5)
+    assert float(metrics.ownership_loss) > 0 and float(metrics.score_loss) > 0
+    with pytest.raises(ValueError, match="ownership"):
+        az.LossWeights(ownership=-1.0)
+
+
+def test_ownership_targets_move_with_the_board():
+    sample = _sample(16, seed=2)
+    # The target is a copy of the first plane: after augmentation it must still be one.
+    owner = sample.planes[..., 0].reshape(16, -1)
+    planes, _, moved = az.augment_batch(jax.random.PRNGKey(5), sample.planes, sample.policy, owner)
+    np.testing.assert_array_equal(np.asarray(moved), np.asarray(planes[..., 0]).reshape(16, -1))
+    assert not np.array_equal(np.asarray(moved), np.asarray(owner))  # something really moved
 
 
 # ----------------------------------------------------------------- augmentation and loss
@@ -246,11 +329,7 @@ def test_training_overfits_a_fixed_batch(network, selfplay_games):
     graphdef, variables = network
     _, buffer, _ = selfplay_games
     ready = np.flatnonzero(buffer.ready)[:32]
-    batch = (
-        jnp.asarray(buffer.planes[ready], jnp.float32),
-        jnp.asarray(buffer.policy[ready]),
-        jnp.asarray(buffer.value[ready]),
-    )
+    batch = az.replay_gather(jax.device_put(buffer), ready)
     optimizer = az.make_optimizer(az.OptimizerConfig(learning_rate=1e-2, warmup_steps=0))
     step = jax.jit(functools.partial(az.train_step, graphdef, optimizer))
     opt_state = optimizer.init(variables["params"])

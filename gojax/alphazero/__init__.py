@@ -35,7 +35,16 @@ from gojax._host.optional import require
 require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.alphazero", extra="alphazero")
 
 from gojax.alphazero._checkpoint import CHECKPOINT_FORMAT, load_checkpoint, save_checkpoint
-from gojax.alphazero._network import NetworkConfig, PolicyValueNet, Variables, apply, merge, split
+from gojax.alphazero._network import (
+    NetworkConfig,
+    NetworkOutputs,
+    PolicyValueNet,
+    Variables,
+    apply,
+    apply_outputs,
+    merge,
+    split,
+)
 from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, network_evaluator
 from gojax.features import (
     BASIC_CHANNELS,
@@ -55,11 +64,13 @@ __all__ = [
     "AlphaZeroPlayer",
     "BasicChannels",
     "NetworkConfig",
+    "NetworkOutputs",
     "Observation",
     "PolicyValueNet",
     "SearchSettings",
     "Variables",
     "apply",
+    "apply_outputs",
     "basic_planes",
     "load_checkpoint",
     "merge",
@@ -74,6 +85,7 @@ __all__ = [
 # Self-play training: replay buffer, self-play, loss and optimizer, data parallelism.
 # isort: split
 from gojax.alphazero._optimize import (
+    LossWeights,
     OptimizerConfig,
     TrainMetrics,
     augment_batch,
@@ -84,9 +96,11 @@ from gojax.alphazero._optimize import (
 )
 from gojax.alphazero._replay import (
     ReplayBuffer,
+    ReplaySample,
     check_capacity,
     replay_add,
     replay_finish,
+    replay_gather,
     replay_init,
     replay_sample,
     replay_write,
@@ -105,8 +119,10 @@ from gojax.alphazero._sharding import (
 
 __all__ += [
     "DATA_AXIS",
+    "LossWeights",
     "OptimizerConfig",
     "ReplayBuffer",
+    "ReplaySample",
     "SelfPlaySettings",
     "SelfPlayState",
     "SelfPlayStats",
@@ -121,6 +137,7 @@ __all__ += [
     "make_optimizer",
     "replay_add",
     "replay_finish",
+    "replay_gather",
     "replay_init",
     "replay_sample",
     "replay_write",

@@ -2,12 +2,30 @@
 
 Silver et al. 2017 (*Mastering the game of Go without human knowledge*,
 Methods, "Neural network architecture"), scaled down by
-:class:`NetworkConfig`::
+:class:`NetworkConfig`, with KataGo's additions (Wu 2019, *Accelerating
+Self-Play Learning in Go*) as options::
 
     stem      conv 3x3 (channels) - BatchNorm - relu
     tower     blocks x [conv 3x3 - BN - relu - conv 3x3 - BN - (+ input) - relu]
     policy    conv 1x1 (policy_channels) - BN - relu - dense -> A logits
     value     conv 1x1 (value_channels) - BN - relu - dense (value_hidden) - relu - dense -> 1 - tanh
+    ownership conv 1x1 -> P - tanh                                  (ownership_head)
+    score     dense (value_hidden) -> 1, the value head's hidden layer (score_head)
+
+**Global pooling** (``global_pooling``): every second block of the tower
+(the 2nd, 4th, ...) adds to its first convolution's output a per-channel
+bias computed from that output's mean and maximum over the board (a dense
+layer of ``2 * channels`` features), so that the whole board informs every
+point within one block - KataGo's global pooling bias structure.
+
+**Auxiliary heads** (KataGo's auxiliary targets): the **ownership** head
+predicts each point's final owner for the player to move (+1 theirs, -1 the
+opponent's, in ``[-1, 1]``); the **score** head the final score for the
+player to move, in points divided by ``N``. Their targets come from the
+finished self-play games; they train the tower and are not used by the
+search. :meth:`PolicyValueNet.outputs` and :func:`apply_outputs` return
+them; the search-facing ``net(planes)`` and :func:`apply` return the policy
+and the value only.
 
 Convolutions keep the ``N x N`` board (``SAME`` zero padding; the ``ones``
 plane of the observation shows the edge). The value is for the **player to
@@ -28,7 +46,7 @@ running averages that ``train=True`` updates).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -36,7 +54,16 @@ from flax import nnx
 
 from gojax._core import checks
 
-__all__ = ["NetworkConfig", "PolicyValueNet", "Variables", "apply", "merge", "split"]
+__all__ = [
+    "NetworkConfig",
+    "NetworkOutputs",
+    "PolicyValueNet",
+    "Variables",
+    "apply",
+    "apply_outputs",
+    "merge",
+    "split",
+]
 
 Variables = dict[str, Any]
 """``{"params": nnx.State, "batch_stats": nnx.State}``: the network's arrays (a pytree)."""
@@ -53,6 +80,9 @@ class NetworkConfig:
       value_channels: channels of the value head's 1x1 convolution (AlphaGo Zero: 1).
       value_hidden: width of the value head's hidden dense layer (AlphaGo Zero: 256).
       batch_norm_momentum: momentum of BatchNorm's running averages.
+      ownership_head: add the ownership head (KataGo's auxiliary target).
+      score_head: add the score head (KataGo's auxiliary target).
+      global_pooling: global pooling bias in every second block of the tower.
     """
 
     blocks: int = 4
@@ -61,8 +91,14 @@ class NetworkConfig:
     value_channels: int = 1
     value_hidden: int = 64
     batch_norm_momentum: float = 0.9
+    ownership_head: bool = False
+    score_head: bool = False
+    global_pooling: bool = False
 
     def __post_init__(self):
+        for name in ("ownership_head", "score_head", "global_pooling"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"NetworkConfig.{name} must be a bool, got {getattr(self, name)!r}")
         for name in ("blocks", "channels", "policy_channels", "value_channels", "value_hidden"):
             value = checks.integer(getattr(self, name), f"NetworkConfig.{name}", least=int(name != "blocks"))
             object.__setattr__(self, name, value)
@@ -103,12 +139,37 @@ class _ConvBN(nnx.Module):
 
 
 class _ResidualBlock(nnx.Module):
-    def __init__(self, channels: int, momentum: float, rngs: nnx.Rngs):
+    """conv - BN - relu - [+ global pooling bias] - conv - BN - (+ input) - relu."""
+
+    def __init__(self, channels: int, momentum: float, pooling: bool, rngs: nnx.Rngs):
         self.first = _ConvBN(channels, channels, 3, momentum, rngs)
         self.second = _ConvBN(channels, channels, 3, momentum, rngs)
+        self.pool = nnx.Linear(2 * channels, channels, rngs=rngs) if pooling else None
 
     def __call__(self, x: jax.Array) -> jax.Array:
-        return jax.nn.relu(x + self.second(jax.nn.relu(self.first(x))))
+        hidden = jax.nn.relu(self.first(x))
+        if self.pool is not None:
+            pooled = jnp.concatenate([jnp.mean(hidden, axis=(1, 2)), jnp.max(hidden, axis=(1, 2))], axis=-1)
+            hidden = hidden + self.pool(pooled)[:, None, None, :]
+        return jax.nn.relu(x + self.second(hidden))
+
+
+class NetworkOutputs(NamedTuple):
+    """Every head of :class:`PolicyValueNet` on a batch.
+
+    Attributes:
+      logits: ``f32[B, A]`` policy logits.
+      value: ``f32[B]`` value for the player to move, in ``[-1, 1]``.
+      ownership: ``f32[B, P]`` each point's predicted final owner for the
+        player to move, in ``[-1, 1]`` (zeros without the head).
+      score: ``f32[B]`` the predicted final score for the player to move, in
+        points divided by ``N`` (zeros without the head).
+    """
+
+    logits: jax.Array
+    value: jax.Array
+    ownership: jax.Array
+    score: jax.Array
 
 
 class PolicyValueNet(nnx.Module):
@@ -130,12 +191,19 @@ class PolicyValueNet(nnx.Module):
         self.num_actions = board_size * board_size + 1
         width, momentum, points = config.channels, config.batch_norm_momentum, board_size * board_size
         self.stem = _ConvBN(in_channels, width, 3, momentum, rngs)
-        self.tower = nnx.List([_ResidualBlock(width, momentum, rngs) for _ in range(config.blocks)])
+        self.tower = nnx.List(
+            [
+                _ResidualBlock(width, momentum, config.global_pooling and i % 2 == 1, rngs)
+                for i in range(config.blocks)
+            ]
+        )
         self.policy_conv = _ConvBN(width, config.policy_channels, 1, momentum, rngs)
         self.policy_out = nnx.Linear(points * config.policy_channels, self.num_actions, rngs=rngs)
         self.value_conv = _ConvBN(width, config.value_channels, 1, momentum, rngs)
         self.value_hidden = nnx.Linear(points * config.value_channels, config.value_hidden, rngs=rngs)
         self.value_out = nnx.Linear(config.value_hidden, 1, rngs=rngs)
+        self.ownership_conv = nnx.Conv(width, 1, (1, 1), rngs=rngs) if config.ownership_head else None
+        self.score_out = nnx.Linear(config.value_hidden, 1, rngs=rngs) if config.score_head else None
 
     def __call__(self, planes: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Policy logits and value of a batch of observations.
@@ -151,6 +219,15 @@ class PolicyValueNet(nnx.Module):
         Raises:
           ValueError: if ``planes`` is not ``[B, N, N, C]`` for this network.
         """
+        out = self.outputs(planes)
+        return out.logits, out.value
+
+    def outputs(self, planes: jax.Array) -> NetworkOutputs:
+        """Every head on a batch of observations ``float32[B, N, N, C]`` (:class:`NetworkOutputs`).
+
+        Raises:
+          ValueError: if ``planes`` is not ``[B, N, N, C]`` for this network.
+        """
         expected = (self.board_size, self.board_size, self.in_channels)
         if planes.ndim != 4 or tuple(planes.shape[1:]) != expected:
             raise ValueError(
@@ -162,10 +239,16 @@ class PolicyValueNet(nnx.Module):
         batch = x.shape[0]
         policy = jax.nn.relu(self.policy_conv(x)).reshape(batch, -1)
         logits = self.policy_out(policy)
-        value = jax.nn.relu(self.value_conv(x)).reshape(batch, -1)
-        value = jax.nn.relu(self.value_hidden(value))
-        value = jnp.tanh(self.value_out(value))[:, 0]
-        return logits, value
+        hidden = jax.nn.relu(self.value_conv(x)).reshape(batch, -1)
+        hidden = jax.nn.relu(self.value_hidden(hidden))
+        value = jnp.tanh(self.value_out(hidden))[:, 0]
+        ownership = jnp.zeros((batch, self.num_actions - 1), jnp.float32)
+        if self.ownership_conv is not None:
+            ownership = jnp.tanh(self.ownership_conv(x)).reshape(batch, -1)
+        score = jnp.zeros((batch,), jnp.float32)
+        if self.score_out is not None:
+            score = self.score_out(hidden)[:, 0]
+        return NetworkOutputs(logits, value, ownership, score)
 
 
 def _split_params(net: PolicyValueNet) -> tuple[nnx.GraphDef, nnx.State, nnx.State]:
@@ -214,13 +297,26 @@ def apply(
       ``new_variables`` is ``variables`` with the updated ``"batch_stats"``
       when ``train`` (``variables`` itself otherwise).
     """
+    out, new_variables = apply_outputs(graphdef, variables, planes, train)
+    return out.logits, out.value, new_variables
+
+
+def apply_outputs(
+    graphdef: nnx.GraphDef, variables: Variables, planes: jax.Array, train: bool = False
+) -> tuple[NetworkOutputs, Variables]:
+    """Every head as a pure function: :func:`apply` with the auxiliary heads too.
+
+    Returns:
+      ``(outputs, new_variables)``: :class:`NetworkOutputs`, and the
+      variables as :func:`apply` returns them.
+    """
     net = merge(graphdef, variables)
     if train:
         net.train()
     else:
         net.eval()
-    logits, value = net(planes)
+    out = net.outputs(planes)
     if not train:
-        return logits, value, variables
+        return out, variables
     _, params, rest = _split_params(net)
-    return logits, value, {"params": params, "batch_stats": rest}
+    return out, {"params": params, "batch_stats": rest}

@@ -1,14 +1,23 @@
 """Training the policy-value network on replay examples: loss, optimizer, augmentation, one step.
 
 The loss of AlphaGo Zero (Silver et al. 2017, Methods, equation 1) on a batch
-of ``B`` examples ``(planes, pi, z)``::
+of ``B`` examples ``(planes, pi, z)``, with KataGo's auxiliary targets (Wu
+2019) and its policy target weights::
 
-    loss = mean_b [ -sum_a pi_b[a] log softmax(logits_b)[a] ]      policy cross-entropy
-         + value_weight * mean_b [ (v_b - z_b)^2 ]                   value mean squared error
-         + weight decay                                              (decoupled, in the optimizer)
+    loss = sum_b w_b [ -sum_a pi_b[a] log softmax(logits_b)[a] ] / sum_b w_b   policy cross-entropy
+         + value * mean_b [ (v_b - z_b)^2 ]                      value mean squared error
+         + ownership * mean_b,p [ CE((1 + o_bp) / 2, (1 + q_bp) / 2) ] ownership cross-entropy
+         + score * mean_b [ huber(s_b - S_b / N) ]               score (Huber, delta 1)
+         + weight decay                                          (decoupled, in the optimizer)
 
 where ``pi`` is the search policy (visit counts or Gumbel MuZero's improved
-policy) and ``z`` the game's outcome for the player to move. The weight decay
+policy), ``w`` its weight (0 for a position searched only cheaply: playout
+cap randomization), ``z`` the game's outcome for the player to move, ``o``
+the final owner of each point for the player to move (+1, -1, 0) and ``q``
+the ownership head's prediction, ``S`` the final score for the player to
+move and ``s`` the score head's prediction (in points / ``N``). The weights
+``value``, ``ownership`` and ``score`` are :class:`LossWeights`; the
+auxiliary terms need the network's heads (:class:`NetworkConfig`). The weight decay
 is AdamW's decoupled decay (or SGD's, added to the gradient) on the
 convolution and dense **kernels** only - not on biases nor BatchNorm scales,
 the usual choice. BatchNorm uses the training batch's statistics and updates
@@ -18,7 +27,8 @@ so the result does not depend on the device count.
 
 **Augmentation.** Each example is replaced by one of its 8 board symmetries
 drawn at random (:func:`augment_batch`, :func:`gojax.symmetry.augment`): the
-planes and the policy target move together and the pass entry stays put.
+planes, the policy target and the ownership target move together and the
+pass entry stays put.
 
 :func:`train_step` is a pure function (no ``jax.jit`` inside): jit it with the
 optimizer and the graph definition closed over (``functools.partial``).
@@ -36,10 +46,11 @@ import jax.numpy as jnp
 import optax
 
 from gojax import symmetry
-from gojax.alphazero._network import apply
-from gojax.alphazero._replay import ReplayBuffer, replay_sample
+from gojax.alphazero._network import apply_outputs
+from gojax.alphazero._replay import ReplayBuffer, ReplaySample, replay_sample
 
 __all__ = [
+    "LossWeights",
     "OptimizerConfig",
     "TrainMetrics",
     "augment_batch",
@@ -131,6 +142,28 @@ def make_optimizer(config: OptimizerConfig) -> optax.GradientTransformation:
     return optax.chain(*parts)
 
 
+@dataclasses.dataclass(frozen=True)
+class LossWeights:
+    """The weights of the loss terms besides the policy's (module docstring; frozen, hashable).
+
+    Attributes:
+      value: the value loss.
+      ownership: the ownership loss (0 without the network's ownership head).
+      score: the score loss (0 without the network's score head).
+    """
+
+    value: float = 1.0
+    ownership: float = 0.0
+    score: float = 0.0
+
+    def __post_init__(self):
+        for name in ("value", "ownership", "score"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValueError(f"LossWeights.{name} must be a number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class TrainMetrics:
@@ -142,6 +175,9 @@ class TrainMetrics:
       value_loss: squared error of the value head against ``z``.
       policy_entropy: entropy of the targets (``policy_loss - entropy`` is the KL).
       value_accuracy: fraction of decided games (``z != 0``) whose sign the value head gets right.
+      ownership_loss: cross-entropy of the ownership head (unweighted; 0 without the head's weight).
+      score_loss: Huber loss of the score head (unweighted).
+      policy_fraction: mean weight of the policy targets (the fraction of full searches).
       grad_norm: global norm of the gradient (before clipping).
     """
 
@@ -150,35 +186,62 @@ class TrainMetrics:
     value_loss: jax.Array
     policy_entropy: jax.Array
     value_accuracy: jax.Array
+    ownership_loss: jax.Array
+    score_loss: jax.Array
+    policy_fraction: jax.Array
     grad_norm: jax.Array
 
 
-def augment_batch(key: jax.Array, planes: jax.Array, policy: jax.Array) -> tuple[jax.Array, jax.Array]:
+def augment_batch(
+    key: jax.Array, planes: jax.Array, policy: jax.Array, ownership: jax.Array | None = None
+) -> tuple[jax.Array, ...]:
     """One random board symmetry per example (:func:`gojax.symmetry.augment`).
 
     Args:
       key: PRNG key.
       planes: ``[B, N, N, C]``.
       policy: ``f32[B, A]`` (pass, the last entry, stays in place).
+      ownership: optional ``[B, P]`` per-point targets, moved with the board.
 
     Returns:
       ``(planes [B, N, N, C], policy f32[B, A])``, example ``b`` moved by the same
-      symmetry in both.
+      symmetry in both; ``(planes, policy, ownership [B, P])`` with ``ownership``.
     """
     keys = jax.random.split(key, planes.shape[0])
-    moved_planes, moved_policy, _ = jax.vmap(symmetry.augment)(keys, planes, policy)
-    return moved_planes, moved_policy
+    if ownership is None:
+        moved_planes, moved_policy, _ = jax.vmap(symmetry.augment)(keys, planes, policy)
+        return moved_planes, moved_policy
+    batch, size = planes.shape[0], planes.shape[1]
+    both = jnp.concatenate([planes, ownership.reshape(batch, size, size, 1).astype(planes.dtype)], axis=-1)
+    moved, moved_policy, _ = jax.vmap(symmetry.augment)(keys, both, policy)
+    return moved[..., :-1], moved_policy, moved[..., -1].reshape(batch, -1).astype(ownership.dtype)
+
+
+def _policy_terms(logits: jax.Array, sample: ReplaySample) -> tuple[jax.Array, jax.Array]:
+    """``(policy_loss, entropy)``: cross-entropy and the targets' entropy, weighted by ``policy_weight``."""
+    weight = sample.policy_weight
+    total = jnp.maximum(jnp.sum(weight), 1e-6)
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    policy_loss = -jnp.sum(weight * jnp.sum(sample.policy * log_probs, axis=-1)) / total
+    safe = jnp.where(sample.policy > 0, sample.policy, 1.0)
+    entropy = -jnp.sum(weight * jnp.sum(sample.policy * jnp.log(safe), axis=-1)) / total
+    return policy_loss, entropy
+
+
+def _ownership_loss(predicted: jax.Array, target: jax.Array) -> jax.Array:
+    """Mean over examples and points of the cross-entropy of ``(1 + o) / 2`` against ``(1 + q) / 2``."""
+    q = jnp.clip((1.0 + predicted) / 2.0, 1e-6, 1.0 - 1e-6)
+    t = (1.0 + target) / 2.0
+    return -jnp.mean(t * jnp.log(q) + (1.0 - t) * jnp.log(1.0 - q))
 
 
 def loss_fn(
     variables: dict[str, Any],
     graphdef: Any,
-    planes: jax.Array,
-    policy: jax.Array,
-    z: jax.Array,
-    value_weight: float = 1.0,
+    sample: ReplaySample,
+    weights: LossWeights = LossWeights(),
 ) -> tuple[jax.Array, tuple[Any, TrainMetrics]]:
-    """The AlphaZero loss (module docstring) of the network in training mode.
+    """The loss (module docstring) of the network in training mode.
 
     Differentiate it with respect to the whole ``variables`` and keep the
     gradient of ``variables["params"]`` (the BatchNorm statistics get a
@@ -188,30 +251,33 @@ def loss_fn(
     Args:
       variables: ``{"params", "batch_stats"}`` (:func:`gojax.alphazero.split`).
       graphdef: from :func:`gojax.alphazero.split`.
-      planes: ``f32[B, N, N, C]``.
-      policy: ``f32[B, A]`` target distributions.
-      z: ``f32[B]`` outcomes for the player to move.
-      value_weight: weight of the value loss.
+      sample: the batch (:class:`ReplaySample`; ``rows`` is not read).
+      weights: the weights of the loss terms.
 
     Returns:
       ``(loss f32[], (new_batch_stats, metrics))``.
     """
-    logits, value, new_variables = apply(graphdef, variables, planes, train=True)
-    log_probs = jax.nn.log_softmax(logits, axis=-1)
-    policy_loss = -jnp.mean(jnp.sum(policy * log_probs, axis=-1))
-    value_loss = jnp.mean(jnp.square(value - z))
-    safe = jnp.where(policy > 0, policy, 1.0)
-    entropy = -jnp.mean(jnp.sum(policy * jnp.log(safe), axis=-1))
+    out, new_variables = apply_outputs(graphdef, variables, sample.planes, train=True)
+    policy_loss, entropy = _policy_terms(out.logits, sample)
+    z = sample.value
+    value_loss = jnp.mean(jnp.square(out.value - z))
     decided = z != 0
-    right = jnp.sum(jnp.where(decided, (jnp.sign(value) == jnp.sign(z)).astype(jnp.float32), 0.0))
+    right = jnp.sum(jnp.where(decided, (jnp.sign(out.value) == jnp.sign(z)).astype(jnp.float32), 0.0))
     accuracy = right / jnp.maximum(jnp.sum(decided.astype(jnp.float32)), 1.0)
-    loss = policy_loss + value_weight * value_loss
+    ownership_loss = _ownership_loss(out.ownership, sample.ownership)
+    size = sample.planes.shape[1]
+    score_loss = jnp.mean(optax.huber_loss(out.score, sample.score / size, delta=1.0))
+    loss = policy_loss + weights.value * value_loss
+    loss = loss + weights.ownership * ownership_loss + weights.score * score_loss
     metrics = TrainMetrics(
         loss=loss,
         policy_loss=policy_loss,
         value_loss=value_loss,
         policy_entropy=entropy,
         value_accuracy=accuracy,
+        ownership_loss=ownership_loss,
+        score_loss=score_loss,
+        policy_fraction=jnp.mean(sample.policy_weight),
         grad_norm=jnp.zeros((), jnp.float32),
     )
     return loss, (new_variables["batch_stats"], metrics)
@@ -222,10 +288,10 @@ def train_step(
     optimizer: optax.GradientTransformation,
     variables: dict[str, Any],
     opt_state: Any,
-    batch: tuple[jax.Array, jax.Array, jax.Array],
+    batch: ReplaySample,
     key: jax.Array | None = None,
     *,
-    value_weight: float = 1.0,
+    weights: LossWeights = LossWeights(),
     batch_constraint: Any = None,
 ) -> tuple[dict[str, Any], Any, TrainMetrics]:
     """One optimizer step on one batch (pure; jit it with ``graphdef`` and ``optimizer`` closed over).
@@ -235,9 +301,9 @@ def train_step(
       optimizer: from :func:`make_optimizer` (``opt_state = optimizer.init(variables["params"])``).
       variables: ``{"params", "batch_stats"}``.
       opt_state: the optimizer state.
-      batch: ``(planes f32[B, N, N, C], policy f32[B, A], z f32[B])``.
+      batch: a :class:`ReplaySample` (``rows`` is not read).
       key: if given, one random symmetry per example (:func:`augment_batch`); ``None``: no augmentation.
-      value_weight: weight of the value loss.
+      weights: the weights of the loss terms.
       batch_constraint: optional function applied to the batch after
         augmentation (e.g. :func:`gojax.alphazero.constrain_batch` bound to a
         mesh, to split it over devices).
@@ -245,13 +311,13 @@ def train_step(
     Returns:
       ``(variables, opt_state, metrics)`` after the update.
     """
-    planes, policy, z = batch
     if key is not None:
-        planes, policy = augment_batch(key, planes, policy)
+        planes, policy, ownership = augment_batch(key, batch.planes, batch.policy, batch.ownership)
+        batch = batch._replace(planes=planes, policy=policy, ownership=ownership)
     if batch_constraint is not None:
-        planes, policy, z = batch_constraint((planes, policy, z))
+        batch = batch_constraint(batch)
     grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
-    (_, (batch_stats, metrics)), grads = grad_fn(variables, graphdef, planes, policy, z, value_weight)
+    (_, (batch_stats, metrics)), grads = grad_fn(variables, graphdef, batch, weights)
     grads = grads["params"]
     updates, opt_state = optimizer.update(grads, opt_state, variables["params"])
     params = optax.apply_updates(variables["params"], updates)
@@ -270,7 +336,7 @@ def sample_and_train(
     num_steps: int,
     *,
     augment: bool = True,
-    value_weight: float = 1.0,
+    weights: LossWeights = LossWeights(),
     batch_constraint: Any = None,
     unroll: bool | int = True,
 ) -> tuple[dict[str, Any], Any, TrainMetrics]:
@@ -290,7 +356,7 @@ def sample_and_train(
       batch_size: examples per step (static).
       num_steps: steps (static).
       augment: one random symmetry per example.
-      value_weight: weight of the value loss.
+      weights: the weights of the loss terms.
       batch_constraint: as :func:`train_step`.
       unroll: ``True``: the steps are traced one after the other (no XLA
         loop; compile time grows with ``num_steps``); otherwise ``lax.scan``
@@ -303,15 +369,15 @@ def sample_and_train(
     def one(carry, step_key):
         variables, opt_state = carry
         sample_key, augment_key = jax.random.split(step_key)
-        planes, policy, z, _ = replay_sample(buffer, sample_key, batch_size)
+        sample = replay_sample(buffer, sample_key, batch_size)
         variables, opt_state, metrics = train_step(
             graphdef,
             optimizer,
             variables,
             opt_state,
-            (planes, policy, z),
+            sample,
             augment_key if augment else None,
-            value_weight=value_weight,
+            weights=weights,
             batch_constraint=batch_constraint,
         )
         return (variables, opt_state), metrics

@@ -1,9 +1,13 @@
 """A fixed-capacity replay buffer of training examples, as a pytree and pure functions.
 
 An **example** is one position of a self-play game: its feature planes
-``[N, N, C]``, the search policy ``f32[A]`` (the policy target) and the final
-outcome ``z`` of the game from the view of the player to move there (the value
-target, +1 win, -1 loss, 0 draw).
+``[N, N, C]``, the search policy ``f32[A]`` (the policy target) with its
+weight (0 for a position searched only cheaply, whose policy does not train:
+playout cap randomization), and what the game's end tells about it from the
+view of the player to move there: the outcome ``z`` (the value target, +1
+win, -1 loss, 0 draw), the final owner of every point (+1 the mover's, -1
+the opponent's, 0 no one's) and the final score (area minus komi, for the
+mover).
 
 The buffer is a ring of ``capacity`` rows kept in device arrays
 (:class:`ReplayBuffer`); every function returns a new buffer (jit them, with
@@ -13,8 +17,8 @@ as it is searched, before the game's outcome is known, in two steps:
 1. :func:`replay_write` stores the planes and the policy of a batch of
    positions in the next rows and returns the row numbers; the rows are not
    **ready** yet (never sampled);
-2. :func:`replay_finish` sets ``z`` of those rows when their game ends and
-   marks them ready.
+2. :func:`replay_finish` sets ``z`` (and the ownership and score) of those
+   rows when their game ends and marks them ready.
 
 :func:`replay_add` does both at once for complete examples.
 :func:`replay_sample` draws uniformly among the ready rows. The write
@@ -26,12 +30,13 @@ that finishes rows later (self-play) must keep ``capacity`` at least the
 number of rows written while a game is running (:func:`check_capacity`).
 
 Shapes: ``R`` = capacity, ``B`` a batch of positions, ``N`` board side,
-``C`` channels, ``A = N * N + 1`` actions.
+``C`` channels, ``P = N * N`` points, ``A = P + 1`` actions.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -40,9 +45,11 @@ from gojax._core import checks
 
 __all__ = [
     "ReplayBuffer",
+    "ReplaySample",
     "check_capacity",
     "replay_add",
     "replay_finish",
+    "replay_gather",
     "replay_init",
     "replay_sample",
     "replay_write",
@@ -58,7 +65,13 @@ class ReplayBuffer:
       planes: ``[R, N, N, C]`` feature planes, stored in the buffer's dtype
         (``bfloat16`` by default: exact for 0/1 planes and small integers).
       policy: ``f32[R, A]`` policy targets (each row sums to 1 once written).
+      policy_weight: ``f32[R]`` weight of the row's policy target in the loss
+        (1 for a full search, 0 for a cheap one).
       value: ``f32[R]`` outcome ``z`` for the player to move (0 until finished).
+      ownership: ``int8[R, P]`` final owner of each point for the player to
+        move: +1 theirs, -1 the opponent's, 0 no one's (0 until finished).
+      score: ``f32[R]`` final area score minus komi for the player to move
+        (0 until finished).
       ready: ``bool[R]`` rows whose ``z`` is known (the only rows sampled).
       position: ``int32[]`` next row to write, in ``[0, R)``.
       written: ``int32[]`` rows written since the start (wraps after 2**31).
@@ -66,7 +79,10 @@ class ReplayBuffer:
 
     planes: jax.Array
     policy: jax.Array
+    policy_weight: jax.Array
     value: jax.Array
+    ownership: jax.Array
+    score: jax.Array
     ready: jax.Array
     position: jax.Array
     written: jax.Array
@@ -105,7 +121,10 @@ def replay_init(
     return ReplayBuffer(
         planes=jnp.zeros((capacity, board_size, board_size, num_channels), dtype),
         policy=jnp.zeros((capacity, actions), jnp.float32),
+        policy_weight=jnp.zeros((capacity,), jnp.float32),
         value=jnp.zeros((capacity,), jnp.float32),
+        ownership=jnp.zeros((capacity, actions - 1), jnp.int8),
+        score=jnp.zeros((capacity,), jnp.float32),
         ready=jnp.zeros((capacity,), bool),
         position=jnp.zeros((), jnp.int32),
         written=jnp.zeros((), jnp.int32),
@@ -140,7 +159,11 @@ def _rows_for(buffer: ReplayBuffer, mask: jax.Array) -> tuple[jax.Array, jax.Arr
 
 
 def replay_write(
-    buffer: ReplayBuffer, planes: jax.Array, policy: jax.Array, mask: jax.Array | None = None
+    buffer: ReplayBuffer,
+    planes: jax.Array,
+    policy: jax.Array,
+    mask: jax.Array | None = None,
+    policy_weight: jax.Array | None = None,
 ) -> tuple[ReplayBuffer, jax.Array]:
     """Stores positions whose outcome is not known yet; they are not ready until finished.
 
@@ -150,6 +173,8 @@ def replay_write(
       policy: ``f32[B, A]`` policy targets.
       mask: optional ``bool[B]``: store only these positions (default all).
         ``B`` must not exceed ``R``.
+      policy_weight: optional ``f32[B]`` (or a scalar) weight of the policy
+        targets in the loss (default 1).
 
     Returns:
       ``(buffer, rows)``: ``rows`` is ``int32[B]``, the row of each stored
@@ -162,10 +187,14 @@ def replay_write(
     if mask is None:
         mask = jnp.ones((batch,), bool)
     rows, count = _rows_for(buffer, mask)
+    weight = jnp.broadcast_to(jnp.float32(1.0) if policy_weight is None else policy_weight, (batch,))
     buffer = buffer.replace(
         planes=buffer.planes.at[rows].set(planes.astype(buffer.planes.dtype), mode="drop"),
         policy=buffer.policy.at[rows].set(policy.astype(jnp.float32), mode="drop"),
+        policy_weight=buffer.policy_weight.at[rows].set(weight.astype(jnp.float32), mode="drop"),
         value=buffer.value.at[rows].set(0.0, mode="drop"),
+        ownership=buffer.ownership.at[rows].set(jnp.int8(0), mode="drop"),
+        score=buffer.score.at[rows].set(0.0, mode="drop"),
         ready=buffer.ready.at[rows].set(False, mode="drop"),
         position=(buffer.position + count) % buffer.capacity,
         written=buffer.written + count,
@@ -173,18 +202,33 @@ def replay_write(
     return buffer, rows
 
 
-def replay_finish(buffer: ReplayBuffer, rows: jax.Array, z: jax.Array, mask: jax.Array) -> ReplayBuffer:
+def replay_finish(
+    buffer: ReplayBuffer,
+    rows: jax.Array,
+    z: jax.Array,
+    mask: jax.Array,
+    ownership: jax.Array | None = None,
+    score: jax.Array | None = None,
+) -> ReplayBuffer:
     """Sets the outcome of rows written by :func:`replay_write` and marks them ready.
 
     Args:
       buffer: the buffer.
-      rows: ``int[K]`` rows (any shape, flattened with ``z`` and ``mask``).
-      z: ``f32[K]`` outcome for the player to move in each row's position.
-      mask: ``bool[K]``: only these rows are finished (others untouched).
+      rows: ``int[K]`` rows (any shape ``S``, flattened with ``z`` and ``mask``).
+      z: ``f32[S]`` outcome for the player to move in each row's position.
+      mask: ``bool[S]``: only these rows are finished (others untouched).
+      ownership: optional ``[S, P]`` final owner of each point for the
+        player to move (+1, -1, 0; default 0).
+      score: optional ``f32[S]`` final score for the player to move (default 0).
     """
     rows = jnp.where(mask, rows, buffer.capacity).reshape(-1)
+    count, points = rows.shape[0], buffer.ownership.shape[-1]
+    owner = jnp.zeros((count, points), jnp.int8) if ownership is None else ownership
+    margin = jnp.zeros((count,), jnp.float32) if score is None else score
     return buffer.replace(
         value=buffer.value.at[rows].set(z.reshape(-1).astype(jnp.float32), mode="drop"),
+        ownership=buffer.ownership.at[rows].set(owner.reshape(count, points).astype(jnp.int8), mode="drop"),
+        score=buffer.score.at[rows].set(margin.reshape(-1).astype(jnp.float32), mode="drop"),
         ready=buffer.ready.at[rows].set(True, mode="drop"),
     )
 
@@ -207,7 +251,29 @@ def replay_add(
     return replay_finish(buffer, rows, z, mask)
 
 
-def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> tuple[jax.Array, ...]:
+class ReplaySample(NamedTuple):
+    """A batch of examples drawn from the buffer by :func:`replay_sample`.
+
+    Attributes:
+      planes: ``f32[B, N, N, C]``.
+      policy: ``f32[B, A]`` policy targets.
+      value: ``f32[B]`` outcomes ``z``.
+      rows: ``int32[B]`` the rows drawn.
+      policy_weight: ``f32[B]`` the policy targets' weights.
+      ownership: ``f32[B, P]`` final owners for the mover (+1, -1, 0).
+      score: ``f32[B]`` final scores for the mover.
+    """
+
+    planes: jax.Array
+    policy: jax.Array
+    value: jax.Array
+    rows: jax.Array
+    policy_weight: jax.Array
+    ownership: jax.Array
+    score: jax.Array
+
+
+def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> ReplaySample:
     """Draws ``batch_size`` ready rows uniformly, with replacement.
 
     Check ``jnp.any(buffer.ready)`` first: with no ready row the draw returns
@@ -219,7 +285,7 @@ def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> tupl
       batch_size: ``B`` rows to draw (static).
 
     Returns:
-      ``(planes f32[B, N, N, C], policy f32[B, A], z f32[B], rows int32[B])``.
+      :class:`ReplaySample`.
     """
     ready = buffer.ready.astype(jnp.int32)
     cumulative = jnp.cumsum(ready)
@@ -228,4 +294,18 @@ def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> tupl
     k = jax.random.randint(key, (batch_size,), 0, jnp.maximum(total, 1))
     rows = jnp.searchsorted(cumulative, k, side="right").astype(jnp.int32)
     rows = jnp.minimum(rows, buffer.capacity - 1)
-    return buffer.planes[rows].astype(jnp.float32), buffer.policy[rows], buffer.value[rows], rows
+    return replay_gather(buffer, rows)
+
+
+def replay_gather(buffer: ReplayBuffer, rows: jax.Array) -> ReplaySample:
+    """The examples in ``rows`` (``int[B]``), as :func:`replay_sample` returns them."""
+    rows = jnp.asarray(rows, jnp.int32)
+    return ReplaySample(
+        planes=buffer.planes[rows].astype(jnp.float32),
+        policy=buffer.policy[rows],
+        value=buffer.value[rows],
+        rows=rows,
+        policy_weight=buffer.policy_weight[rows],
+        ownership=buffer.ownership[rows].astype(jnp.float32),
+        score=buffer.score[rows],
+    )

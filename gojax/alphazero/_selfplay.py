@@ -4,11 +4,17 @@
 nothing here calls ``jax.jit``). At every move:
 
 1. :func:`gojax.mcts.search` searches all ``B`` positions
-   (Gumbel MuZero by default, a few simulations);
+   (Gumbel MuZero by default, a few simulations). With **playout cap
+   randomization** (KataGo; :attr:`SelfPlaySettings.full_search_fraction`
+   below 1) a move is searched in full only with that probability (one draw
+   for the whole batch), else with ``cheap_simulations``;
 2. the position's planes and the search policy - the **policy target**:
    Gumbel MuZero's improved policy ``softmax(logits + sigma(completed Q))``,
    or PUCT's root visit frequencies - are written to the replay buffer
-   (:func:`gojax.alphazero.replay_write`), not ready yet;
+   (:func:`gojax.alphazero.replay_write`), not ready yet, the policy
+   target's weight 1 after a full search and 0 after a cheap one (a cheap
+   search's policy is too poor a target; its position still trains the
+   value and the auxiliary heads);
 3. the move is chosen: during the first ``explore_moves`` moves of a game it
    is **sampled** from the search policy (exploration, AlphaZero's
    temperature 1); after that it is the search's own choice - for Gumbel the
@@ -17,7 +23,9 @@ nothing here calls ``jax.jit``). At every move:
 4. :func:`gojax.step` plays it; a game that ends (two passes, or the move
    cap) gets its outcome ``z`` written into the rows of all its positions -
    +1 for the positions where the eventual winner was to move, -1 for the
-   others, 0 for a draw (a whole-number komi) - and those rows become ready
+   others, 0 for a draw (a whole-number komi) - with the final owner of
+   every point (Tromp-Taylor, :func:`gojax.playouts.ownership`) and the
+   final score, both for the player to move - and those rows become ready
    (:func:`gojax.alphazero.replay_finish`). The slot then starts a new game
    on the empty board (**auto-reset**), so all ``B`` slots always play.
 
@@ -43,7 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -55,6 +63,7 @@ from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.features import Observation, basic_planes
 from gojax.mcts import SearchSettings, black_result_if_ended, search
+from gojax.playouts import ownership
 
 __all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
 
@@ -70,6 +79,9 @@ class SelfPlaySettings:
       explore_moves: the first this many moves of each game are sampled from
         the search policy; later moves are the search's choice.
       observe: the network's observation ``(config, state) -> [N, N, C]``.
+      full_search_fraction: the probability that a move is searched in full
+        (playout cap randomization; 1: every move).
+      cheap_simulations: the simulations of the other moves' searches.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -78,12 +90,25 @@ class SelfPlaySettings:
     search: SearchSettings = _DEFAULT_SEARCH
     explore_moves: int = 8
     observe: Observation = basic_planes
+    full_search_fraction: float = 1.0
+    cheap_simulations: int = 4
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
             raise TypeError(f"SelfPlaySettings.search must be a SearchSettings, got {self.search!r}")
         explore_moves = checks.integer(self.explore_moves, "SelfPlaySettings.explore_moves", least=0)
         object.__setattr__(self, "explore_moves", explore_moves)
+        fraction = checks.number(
+            self.full_search_fraction, "SelfPlaySettings.full_search_fraction", least=0.0, most=1.0
+        )
+        object.__setattr__(self, "full_search_fraction", fraction)
+        cheap = checks.integer(self.cheap_simulations, "SelfPlaySettings.cheap_simulations", least=1)
+        object.__setattr__(self, "cheap_simulations", cheap)
+
+    @property
+    def cheap_search(self) -> SearchSettings:
+        """The search of the moves not searched in full: :attr:`search` with ``cheap_simulations``."""
+        return self.search.replace(num_simulations=min(self.cheap_simulations, self.search.num_simulations))
 
 
 @jax.tree_util.register_dataclass
@@ -119,6 +144,7 @@ class SelfPlayStats:
 
     Attributes:
       moves: positions searched and written (``B * T``).
+      full: positions searched in full (their policy targets train).
       games: games finished.
       black_wins, white_wins, draws: their results.
       truncated: finished games stopped by the move cap (scored by area).
@@ -126,6 +152,7 @@ class SelfPlayStats:
     """
 
     moves: jax.Array
+    full: jax.Array
     games: jax.Array
     black_wins: jax.Array
     white_wins: jax.Array
@@ -167,31 +194,71 @@ def _choose(settings: SelfPlaySettings, games: GoState, output: Any, key: jax.Ar
     return jnp.where(explore, sampled, late).astype(jnp.int32)
 
 
+class _Output(NamedTuple):
+    """The two fields of a search's output self-play reads."""
+
+    action: jax.Array
+    action_weights: jax.Array
+
+
+def _search(config, settings, evaluate, games, key):
+    """``(output, full)``: the move's search, in full or cheap (playout cap randomization)."""
+    if settings.full_search_fraction >= 1.0:
+        return search(config, evaluate, games, key, settings.search), jnp.bool_(True)
+    draw_key, search_key = jax.random.split(key)
+    full = jax.random.uniform(draw_key) < settings.full_search_fraction
+
+    def run(chosen):
+        out = search(config, evaluate, games, search_key, chosen)
+        return out.action, out.action_weights
+
+    action, weights = jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search))
+    return _Output(action, weights), full
+
+
+def _finish_games(config, buffer, rows, ply, after, ended):
+    """Writes the outcome, final ownership and score of the games that ``ended`` into their rows."""
+    cap = rows.shape[1]
+    # Only the games that just ended are scored: the others pay almost nothing for it.
+    # z of the position at ply j: the result for the colour to move there (black at even plies).
+    black_result, margin = black_result_if_ended(config, after, ended)
+    plies = jnp.arange(cap)
+    sign = jnp.where(plies % 2 == 0, 1, -1).astype(jnp.int8)
+    written = plies[None, :] <= ply[:, None]
+    finish = ended[:, None] & written
+    black_owner = jax.vmap(functools.partial(ownership, config))(after).astype(jnp.int8)  # [B, P]
+    owner = black_owner[:, None, :] * sign[None, :, None]  # [B, L, P]
+    buffer = replay_finish(
+        buffer,
+        rows,
+        black_result[:, None] * sign[None, :],
+        finish,
+        ownership=owner,
+        score=margin[:, None] * sign[None, :],
+    )
+    return buffer, black_result, margin, written
+
+
 def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     actor, buffer = carry
     games = actor.games
     search_key, choice_key = jax.random.split(key)
     evaluate = network_evaluator(graphdef, variables, settings.observe)
-    output = search(config, evaluate, games, search_key, settings.search)
+    output, full = _search(config, settings, evaluate, games, search_key)
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)
-    buffer, new_rows = replay_write(buffer, planes, output.action_weights)
+    buffer, new_rows = replay_write(
+        buffer, planes, output.action_weights, policy_weight=full.astype(jnp.float32)
+    )
 
-    batch, cap = actor.rows.shape
+    batch = actor.rows.shape[0]
     slot = jnp.arange(batch)
     ply = games.move_number.astype(jnp.int32)
     rows = actor.rows.at[slot, ply].set(new_rows)
     moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
     after = jax.vmap(functools.partial(step, config))(games, action)
     ended = after.done
-    # Only the games that just ended are scored: the others pay almost nothing for it.
-    # z of the position at ply j: the result for the colour to move there (black at even plies).
-    black_result, margin = black_result_if_ended(config, after, ended)
-    plies = jnp.arange(cap)
-    sign = jnp.where(plies % 2 == 0, 1.0, -1.0)
-    written = plies[None, :] <= ply[:, None]
-    finish = ended[:, None] & written
-    buffer = replay_finish(buffer, rows, black_result[:, None] * sign[None, :], finish)
+    buffer, black_result, margin, written = _finish_games(config, buffer, rows, ply, after, ended)
 
     actor = SelfPlayState(
         games=jax.vmap(functools.partial(reset_if_done, config))(after),
@@ -205,6 +272,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     count = jnp.sum
     stats = SelfPlayStats(
         moves=jnp.int32(batch),
+        full=jnp.where(full, jnp.int32(batch), jnp.int32(0)),
         games=count(ended.astype(jnp.int32)),
         black_wins=count((ended & (black_result > 0)).astype(jnp.int32)),
         white_wins=count((ended & (black_result < 0)).astype(jnp.int32)),

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from gojax._core import checks
 from gojax._core.types import GoConfig, KoRule
 from gojax.alphazero import (
+    LossWeights,
     NetworkConfig,
     Observation,
     OptimizerConfig,
@@ -61,6 +62,7 @@ class TrainConfig:
     )
     blocks: int = _field(3, "residual blocks of the network")
     channels: int = _field(32, "convolution channels of the network")
+    global_pooling: bool = _field(False, "global pooling bias in every second residual block (KataGo)")
     simulations: int = _field(16, "search simulations per move, in self-play and evaluation")
     algorithm: Literal["gumbel", "puct"] = _field("gumbel", "search: Gumbel MuZero or AlphaZero's PUCT")
     max_num_considered_actions: int = _field(16, "Gumbel: root moves considered by the search")
@@ -68,6 +70,12 @@ class TrainConfig:
     dirichlet_fraction: float = _field(0.25, "PUCT: weight of the root Dirichlet noise in self-play")
     dirichlet_alpha: float = _field(0.3, "PUCT: concentration of the root Dirichlet noise")
     explore_moves: int = _field(8, "the first moves of each self-play game, sampled from the search policy")
+    full_search_fraction: float = _field(
+        1.0,
+        "playout cap randomization (KataGo): the fraction of self-play moves searched with --simulations "
+        "(their policy targets train); the others get --cheap-simulations (1: every move in full)",
+    )
+    cheap_simulations: int = _field(4, "simulations of the moves not searched in full")
     batch: int = _field(128, "self-play games played at once, over all devices")
     batch_per_device: int | None = _field(None, "if set, --batch is this times the device count")
     moves_per_iteration: int = _field(8, "self-play moves of every game between two training phases")
@@ -89,6 +97,14 @@ class TrainConfig:
     weight_decay: float = _field(1e-4, "decoupled weight decay on kernels")
     warmup_steps: int = _field(50, "linear learning-rate warm-up steps")
     value_weight: float = _field(1.0, "weight of the value loss against the policy loss")
+    ownership_weight: float = _field(
+        0.0,
+        "weight of the ownership loss (KataGo's auxiliary target: each point's final owner; "
+        "0: no ownership head)",
+    )
+    score_weight: float = _field(
+        0.0, "weight of the score loss (KataGo's auxiliary target: the final score; 0: no score head)"
+    )
     augment: bool = _field(True, "one random board symmetry per training example")
     minutes: float = _field(
         30.0,
@@ -147,6 +163,7 @@ class TrainConfig:
         # The parts validate their own fields.
         self.rules()
         self.network_config()
+        self.loss_weights()
         self.selfplay_settings()
         self.optimizer_config()
 
@@ -158,7 +175,17 @@ class TrainConfig:
 
     def network_config(self) -> NetworkConfig:
         """The network's sizes."""
-        return NetworkConfig(blocks=self.blocks, channels=self.channels)
+        return NetworkConfig(
+            blocks=self.blocks,
+            channels=self.channels,
+            ownership_head=self.ownership_weight > 0,
+            score_head=self.score_weight > 0,
+            global_pooling=self.global_pooling,
+        )
+
+    def loss_weights(self) -> LossWeights:
+        """The weights of the loss terms besides the policy's."""
+        return LossWeights(value=self.value_weight, ownership=self.ownership_weight, score=self.score_weight)
 
     def search_settings(self) -> SearchSettings:
         """The search of every self-play move."""
@@ -178,7 +205,11 @@ class TrainConfig:
     def selfplay_settings(self, observe: Observation = basic_planes) -> SelfPlaySettings:
         """How self-play searches and chooses its moves."""
         return SelfPlaySettings(
-            search=self.search_settings(), explore_moves=self.explore_moves, observe=observe
+            search=self.search_settings(),
+            explore_moves=self.explore_moves,
+            observe=observe,
+            full_search_fraction=self.full_search_fraction,
+            cheap_simulations=self.cheap_simulations,
         )
 
     def optimizer_config(self) -> OptimizerConfig:

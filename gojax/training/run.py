@@ -216,7 +216,7 @@ class TrainingRun:
                 self.train_batch,
                 1,
                 augment=cfg.augment,
-                value_weight=cfg.value_weight,
+                weights=cfg.loss_weights(),
                 batch_constraint=constrain,
             )
 
