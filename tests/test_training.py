@@ -244,6 +244,56 @@ def test_playout_cap_randomization_marks_the_cheap_moves(network):
         az.SelfPlaySettings(cheap_simulations=0)
 
 
+def _resign_run(network, threshold: float, check_fraction: float, moves: int = 48):
+    """Self-play from fresh games with resignation settings; the buffer, stats and the games' endings."""
+    graphdef, variables = network
+    settings = az.SelfPlaySettings(
+        search=az.SearchSettings(num_simulations=4),
+        explore_moves=2,
+        resign_threshold=threshold,
+        resign_check_fraction=check_fraction,
+    )
+    play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=1))
+    actor = az.selfplay_init(CONFIG, BATCH)
+    actor = dataclasses.replace(actor, no_resign=jnp.full(BATCH, check_fraction >= 1.0))
+    buffer = az.replay_init(BATCH * moves, 5, CHANNELS.num_channels)
+    ended, totals = [], None
+    for move in range(moves):
+        position, ply = int(buffer.position), np.asarray(actor.games.move_number)
+        actor, buffer, stats = play(
+            variables, actor, buffer, jax.random.fold_in(jax.random.PRNGKey(11), move)
+        )
+        totals = stats if totals is None else jax.tree.map(lambda a, b: a + b, totals, stats)
+        host = jax.device_get(actor)
+        for b in np.flatnonzero(host.games.move_number == 0):
+            length = int(ply[b]) + 1
+            ended.append(
+                (int(host.last_moves[b, length - 1]), length, float(host.last_result[b]), position + b)
+            )
+    return jax.device_get(buffer), jax.device_get(totals), ended
+
+
+def test_resignation_loses_and_is_checked(network):
+    buffer, stats, ended = _resign_run(network, threshold=0.01, check_fraction=0.0)
+    resigned = [(length, result, row) for last, length, result, row in ended if last == -1]
+    assert int(stats.resigned) == len(resigned) > 0  # the rare event happened
+    for length, result, row in resigned:
+        resigner_black = (length - 1) % 2 == 0
+        assert result == (-1.0 if resigner_black else 1.0)  # the resigner lost
+        assert bool(buffer.ready[row]) and float(buffer.value[row]) == -1.0  # its last position: a loss
+    # Games that never resign play the same moves as with resignation off, and count the would-be resigners.
+    plain, plain_stats, _ = _resign_run(network, threshold=0.0, check_fraction=0.0)
+    checked, checked_stats, _ = _resign_run(network, threshold=0.01, check_fraction=1.0)
+    np.testing.assert_array_equal(checked.value, plain.value)
+    np.testing.assert_array_equal(checked.policy, plain.policy)
+    assert int(checked_stats.resigned) == 0 and int(plain_stats.resign_checks) == 0
+    assert 0 < int(checked_stats.resign_checks) and int(checked_stats.false_resigns) <= int(
+        checked_stats.resign_checks
+    )
+    with pytest.raises(ValueError, match="resign_threshold"):
+        az.SelfPlaySettings(resign_threshold=1.5)
+
+
 def _sample(rows: int, size: int = 5, seed: int = 0) -> az.ReplaySample:
     rng = np.random.default_rng(seed)
     points = size * size

@@ -33,11 +33,17 @@ nothing here calls ``jax.jit``). At every move:
 Tromp-Taylor area minus komi (:func:`gojax.winner`). A game stopped by the
 **move cap** (``config.max_moves``, ``2 * N * N`` by default) is scored the
 same way, by area, as it stands: it is a training example like any other
-(``SelfPlayStats.truncated`` counts them). **Resignation is disabled**: every
-game is played out, so no game gets a wrong label from a premature
-resignation (AlphaGo Zero resigned below a value threshold and kept 10% of
-games without resignation to check the false-positive rate; at the small
-board sizes this module targets, playing out costs little).
+(``SelfPlayStats.truncated`` counts them).
+
+**Resignation** (off unless :attr:`SelfPlaySettings.resign_threshold` is
+above 0), as AlphaGo Zero's: the player to move resigns (:func:`gojax.resign`,
+a loss) when the search's root value is below ``-resign_threshold``. A
+fraction of the games (``resign_check_fraction``, drawn when a game starts)
+never resign: there the first player that would have resigned is noted, and
+when the game ends a win of that player counts as a **false resignation**
+(``SelfPlayStats.resign_checks`` and ``false_resigns``: their ratio is the
+rate at which resignation would have lost a won game). A resigned game's
+ownership and score targets are those of the board as it stands.
 
 Games that are still running when ``T`` moves have been played continue in the
 next call (their state is part of :class:`SelfPlayState`); their rows stay
@@ -57,7 +63,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import checks
-from gojax._core.rules import init, reset_if_done, step
+from gojax._core.rules import init, reset_if_done, resign, step
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
@@ -82,6 +88,10 @@ class SelfPlaySettings:
       full_search_fraction: the probability that a move is searched in full
         (playout cap randomization; 1: every move).
       cheap_simulations: the simulations of the other moves' searches.
+      resign_threshold: resign when the root value is below minus this
+        (0: never resign).
+      resign_check_fraction: the fraction of games that never resign, to
+        measure the false resignations.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -92,6 +102,8 @@ class SelfPlaySettings:
     observe: Observation = basic_planes
     full_search_fraction: float = 1.0
     cheap_simulations: int = 4
+    resign_threshold: float = 0.0
+    resign_check_fraction: float = 0.1
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
@@ -104,6 +116,9 @@ class SelfPlaySettings:
         object.__setattr__(self, "full_search_fraction", fraction)
         cheap = checks.integer(self.cheap_simulations, "SelfPlaySettings.cheap_simulations", least=1)
         object.__setattr__(self, "cheap_simulations", cheap)
+        for name in ("resign_threshold", "resign_check_fraction"):
+            value = checks.number(getattr(self, name), f"SelfPlaySettings.{name}", least=0.0, most=1.0)
+            object.__setattr__(self, name, value)
 
     @property
     def cheap_search(self) -> SearchSettings:
@@ -126,6 +141,9 @@ class SelfPlayState:
       last_result: ``float32[B]`` that game's result for black (+1, -1, 0).
       last_score: ``float32[B]`` its Tromp-Taylor score, black - white - komi.
       last_truncated: ``bool[B]`` whether it was stopped by the move cap.
+      no_resign: ``bool[B]`` games that never resign (to check resignation).
+      would_resign: ``int8[B]`` in those games, the colour (1 black, 2
+        white) that would have resigned first; 0 none yet.
     """
 
     games: GoState
@@ -135,6 +153,8 @@ class SelfPlayState:
     last_result: jax.Array
     last_score: jax.Array
     last_truncated: jax.Array
+    no_resign: jax.Array
+    would_resign: jax.Array
 
 
 @jax.tree_util.register_dataclass
@@ -148,6 +168,10 @@ class SelfPlayStats:
       games: games finished.
       black_wins, white_wins, draws: their results.
       truncated: finished games stopped by the move cap (scored by area).
+      resigned: finished games that a player resigned.
+      resign_checks: finished games without resignation in which a player
+        would have resigned.
+      false_resigns: those of them that the would-be resigner won.
       length: total moves of the finished games.
     """
 
@@ -158,6 +182,9 @@ class SelfPlayStats:
     white_wins: jax.Array
     draws: jax.Array
     truncated: jax.Array
+    resigned: jax.Array
+    resign_checks: jax.Array
+    false_resigns: jax.Array
     length: jax.Array
 
 
@@ -182,6 +209,8 @@ def selfplay_init(config: GoConfig, batch_size: int) -> SelfPlayState:
         last_result=jnp.zeros((batch_size,), jnp.float32),
         last_score=jnp.zeros((batch_size,), jnp.float32),
         last_truncated=jnp.zeros((batch_size,), bool),
+        no_resign=jnp.zeros((batch_size,), bool),
+        would_resign=jnp.zeros((batch_size,), jnp.int8),
     )
 
 
@@ -195,25 +224,25 @@ def _choose(settings: SelfPlaySettings, games: GoState, output: Any, key: jax.Ar
 
 
 class _Output(NamedTuple):
-    """The two fields of a search's output self-play reads."""
+    """What self-play reads of a search: the move, the policy target, the root value for the mover."""
 
     action: jax.Array
     action_weights: jax.Array
+    value: jax.Array
 
 
 def _search(config, settings, evaluate, games, key):
     """``(output, full)``: the move's search, in full or cheap (playout cap randomization)."""
-    if settings.full_search_fraction >= 1.0:
-        return search(config, evaluate, games, key, settings.search), jnp.bool_(True)
-    draw_key, search_key = jax.random.split(key)
-    full = jax.random.uniform(draw_key) < settings.full_search_fraction
 
     def run(chosen):
         out = search(config, evaluate, games, search_key, chosen)
-        return out.action, out.action_weights
+        return _Output(out.action, out.action_weights, out.search_tree.node_values[:, 0])
 
-    action, weights = jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search))
-    return _Output(action, weights), full
+    draw_key, search_key = jax.random.split(key)
+    if settings.full_search_fraction >= 1.0:
+        return run(settings.search), jnp.bool_(True)
+    full = jax.random.uniform(draw_key) < settings.full_search_fraction
+    return jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search)), full
 
 
 def _finish_games(config, buffer, rows, ply, after, ended):
@@ -239,10 +268,35 @@ def _finish_games(config, buffer, rows, ply, after, ended):
     return buffer, black_result, margin, written
 
 
+def _play(config, settings, actor, action, value):
+    """``(after, resigned, would_resign)``: the move played, or the mover's resignation.
+
+    ``value`` is the search's root value for the mover (``f32[B]``); below
+    ``-resign_threshold`` the mover resigns, except in the games that never
+    resign, where the first colour that would have resigned is noted.
+    """
+    games = actor.games
+    after = jax.vmap(functools.partial(step, config))(games, action)
+    if settings.resign_threshold <= 0.0:
+        return after, jnp.zeros_like(games.done), actor.would_resign
+    hopeless = value < -settings.resign_threshold
+    resigned = hopeless & ~actor.no_resign
+    gave_up = jax.vmap(functools.partial(resign, config))(games)
+    after = jax.tree.map(lambda r, a: jnp.where(_rows(resigned, a), r, a), gave_up, after)
+    first = hopeless & actor.no_resign & (actor.would_resign == 0)
+    would_resign = jnp.where(first, (games.turn + 1).astype(jnp.int8), actor.would_resign)
+    return after, resigned, would_resign
+
+
+def _rows(mask: jax.Array, like: jax.Array) -> jax.Array:
+    """``mask`` (``[B]``) broadcast against ``like`` (``[B, ...]``)."""
+    return mask.reshape(mask.shape + (1,) * (like.ndim - 1))
+
+
 def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     actor, buffer = carry
     games = actor.games
-    search_key, choice_key = jax.random.split(key)
+    search_key, choice_key, start_key = jax.random.split(key, 3)
     evaluate = network_evaluator(graphdef, variables, settings.observe)
     output, full = _search(config, settings, evaluate, games, search_key)
     action = constrain(_choose(settings, games, output, choice_key))
@@ -256,9 +310,13 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     ply = games.move_number.astype(jnp.int32)
     rows = actor.rows.at[slot, ply].set(new_rows)
     moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
-    after = jax.vmap(functools.partial(step, config))(games, action)
+    after, resigned, would_resign = _play(config, settings, actor, action, output.value)
+    moves = jnp.where(resigned[:, None] & (jnp.arange(moves.shape[1]) == ply[:, None]), -1, moves)
     ended = after.done
     buffer, black_result, margin, written = _finish_games(config, buffer, rows, ply, after, ended)
+    checked = ended & (would_resign > 0)
+    false_resign = checked & (jnp.where(would_resign == 1, black_result > 0, black_result < 0))
+    fresh_no_resign = jax.random.uniform(start_key, (batch,)) < settings.resign_check_fraction
 
     actor = SelfPlayState(
         games=jax.vmap(functools.partial(reset_if_done, config))(after),
@@ -268,17 +326,22 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
         last_result=jnp.where(ended, black_result, actor.last_result),
         last_score=jnp.where(ended, margin, actor.last_score),
         last_truncated=jnp.where(ended, after.truncated, actor.last_truncated),
+        no_resign=jnp.where(ended, fresh_no_resign, actor.no_resign),
+        would_resign=jnp.where(ended, jnp.int8(0), would_resign),
     )
-    count = jnp.sum
+    count = lambda mask: jnp.sum(mask.astype(jnp.int32))  # noqa: E731
     stats = SelfPlayStats(
         moves=jnp.int32(batch),
         full=jnp.where(full, jnp.int32(batch), jnp.int32(0)),
-        games=count(ended.astype(jnp.int32)),
-        black_wins=count((ended & (black_result > 0)).astype(jnp.int32)),
-        white_wins=count((ended & (black_result < 0)).astype(jnp.int32)),
-        draws=count((ended & (black_result == 0)).astype(jnp.int32)),
-        truncated=count((ended & after.truncated).astype(jnp.int32)),
-        length=count(jnp.where(ended, ply + 1, 0)),
+        games=count(ended),
+        black_wins=count(ended & (black_result > 0)),
+        white_wins=count(ended & (black_result < 0)),
+        draws=count(ended & (black_result == 0)),
+        truncated=count(ended & after.truncated),
+        resigned=count(ended & resigned),
+        resign_checks=count(checked),
+        false_resigns=count(false_resign),
+        length=jnp.sum(jnp.where(ended, ply + 1, 0)),
     )
     return (actor, buffer), stats
 

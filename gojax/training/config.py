@@ -76,6 +76,12 @@ class TrainConfig:
         "(their policy targets train); the others get --cheap-simulations (1: every move in full)",
     )
     cheap_simulations: int = _field(4, "simulations of the moves not searched in full")
+    resign_threshold: float = _field(
+        0.0, "resign a self-play game when the search's root value is below minus this (0: never)"
+    )
+    resign_check_fraction: float = _field(
+        0.1, "the fraction of self-play games that never resign, to measure false resignations"
+    )
     batch: int = _field(128, "self-play games played at once, over all devices")
     batch_per_device: int | None = _field(None, "if set, --batch is this times the device count")
     moves_per_iteration: int = _field(8, "self-play moves of every game between two training phases")
@@ -210,6 +216,8 @@ class TrainConfig:
             observe=observe,
             full_search_fraction=self.full_search_fraction,
             cheap_simulations=self.cheap_simulations,
+            resign_threshold=self.resign_threshold,
+            resign_check_fraction=self.resign_check_fraction,
         )
 
     def optimizer_config(self) -> OptimizerConfig:

@@ -71,6 +71,9 @@ class Counters:
       train_steps: optimizer steps done.
       positions: self-play positions searched.
       games, black_wins, white_wins, draws, truncated: finished self-play games and their results.
+      resigned: finished games that a player resigned.
+      resign_checks, false_resigns: games without resignation in which a player
+        would have resigned, and those of them that player won.
       game_moves: total moves of the finished games.
       elapsed: seconds spent against the budget (self-play, training, compilation, checkpoints).
       eval_time: seconds of evaluation games (not in the budget).
@@ -88,6 +91,9 @@ class Counters:
     white_wins: int = 0
     draws: int = 0
     truncated: int = 0
+    resigned: int = 0
+    resign_checks: int = 0
+    false_resigns: int = 0
     game_moves: int = 0
     elapsed: float = 0.0
     eval_time: float = 0.0
@@ -303,6 +309,9 @@ class TrainingRun:
         counters.white_wins += int(stats.white_wins)
         counters.draws += int(stats.draws)
         counters.truncated += int(stats.truncated)
+        counters.resigned += int(stats.resigned)
+        counters.resign_checks += int(stats.resign_checks)
+        counters.false_resigns += int(stats.false_resigns)
         counters.game_moves += int(stats.length)
         counters.selfplay_time += played - start
         if self._warm:
@@ -319,6 +328,8 @@ class TrainingRun:
             new_games=int(stats.games),
             mean_length=int(stats.length) / max(int(stats.games), 1),
             black_win_rate=int(stats.black_wins) / max(int(stats.games), 1),
+            resigned=int(stats.resigned),
+            false_resign_rate=counters.false_resigns / max(counters.resign_checks, 1),
             selfplay_s=played - start,
             train_s=trained - played,
         )
