@@ -104,6 +104,47 @@ def pytest_configure(config):
     )
 
 
+TIERS = {
+    "integration": {
+        "test_executables.py",
+        "test_gtp.py",
+        "test_gtp_handicap.py",
+        "test_gtp_startup.py",
+        "test_gtp_status.py",
+        "test_match.py",
+        "test_notebook.py",
+        "test_packaging.py",
+        "test_search_devices.py",
+        "test_selfplay_cli.py",
+        "test_soak.py",
+        "test_stress.py",
+        "test_training.py",
+    },
+    "reference": {
+        "test_dataset.py",
+        "test_differential.py",
+        "test_game_view.py",
+        "test_native.py",
+        "test_pgx_api.py",
+        "test_replay_games.py",
+        "test_sgf.py",
+    },
+}
+"""The suite's tiers by test file; every other file is ``unit``. ``reference``: the differential tests
+against other engines, real game records and the native kernels' reference; ``integration``: processes,
+notebooks, matches, training runs, stress runs (``pytest -m unit`` is the quick local loop)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks every test with its tier (:data:`TIERS`); a file named there that does not exist is an error."""
+    tier_of = {name: tier for tier, names in TIERS.items() for name in names}
+    missing = sorted(name for name in tier_of if not (Path(__file__).parent / name).is_file())
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py TIERS names files that do not exist: {missing}")
+    for item in items:
+        item.add_marker(getattr(pytest.mark, tier_of.get(item.path.name, "unit")))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
