@@ -228,7 +228,7 @@ def _main_line(source: _Source, root: Node, size: int, ignored: Counter[str]) ->
             for ident in props:
                 if ident not in _COLOUR and ident not in _SETUP and ident != "PL":
                     ignored[ident] += 1
-        colours = [ident for ident in ("B", "W") if ident in props]
+        colours: list[str] = [ident for ident in ("B", "W") if ident in props]
         if len(colours) == 2:
             raise SGFError(
                 f"{source.where}: move {len(main.moves) + 1} (line {source.line(node)}): B and W in one node"
