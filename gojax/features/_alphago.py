@@ -49,7 +49,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _ladder, _native_calls, _outcomes
+from gojax.features import _blocks, _chains, _ladder, _native_calls
 from gojax.features._board_history import BoardHistory
 
 __all__ = [
@@ -192,8 +192,8 @@ def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array
     # The move outcomes and the ladder candidates (the runner's liberties after its
     # extension) read the same liberty tables, counted once.
     variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-    mover_after, runner_after = _outcomes._liberties_after(config, analysis, variants)
-    outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
+    mover_after, runner_after = _chains._liberties_after(config, analysis, variants)
+    outcomes = _chains._move_outcomes_of(config, analysis, mover_after)
     ladders = _ladder._planes(config, state, analysis, legal, mover_after, runner_after)
     values = (chains.liberties, outcomes.capture_size, outcomes.self_atari_size, outcomes.liberties_after)
     eyes = _blocks.mover_eyes(config, state)

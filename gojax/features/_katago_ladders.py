@@ -29,7 +29,7 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _chains, _ladder, _native_calls, _outcomes
+from gojax.features import _chains, _ladder, _native_calls
 from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
@@ -65,7 +65,7 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     variants = [
         (colour, captures) for captures in (True, False) for colour in (_chains._MOVER, _chains._OPPONENT)
     ]
-    tables = _outcomes._liberties_after(config, analysis, tuple(variants))
+    tables = _chains._liberties_after(config, analysis, tuple(variants))
 
     def for_owner(table, at):
         # One gather from both colours' rows (the owner's row picked by the index).
@@ -140,7 +140,7 @@ def board_tables(config: GoConfig, state: GoState, ladder_moves=True):
         analysis = _chains._analyse(config, state)
         stones, moves = ladders(config, state, analysis)
         liberties = _chains._chains_of(config, analysis).liberties
-        return stones, moves, liberties, _outcomes._not_suicide(config, analysis)
+        return stones, moves, liberties, _chains._not_suicide(config, analysis)
 
     def native():
         rows = _native_calls.katago_tables(config, state, ladder_moves).reshape(-1, size, size)

@@ -47,7 +47,7 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _outcomes
+from gojax.features import _blocks, _chains
 from gojax.features import _ladder_pool as _pool
 from gojax.features import _ladder_read as _read
 
@@ -234,7 +234,7 @@ def _capture_candidates(config, analysis, runner=None):
     """``bool[4, P]``: the capture reads worth making.
 
     ``runner``: ``int32[P]``, the ``(_OPPONENT, False)`` table of
-    :func:`gojax.features._outcomes._liberties_after`, if already computed.
+    :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     points = config.num_points
     candidates = _candidates(config, analysis, _chains._OPPONENT, 2)
@@ -245,7 +245,7 @@ def _capture_candidates(config, analysis, runner=None):
     # q, per candidate: the chain's two liberties sum to p + q.
     other = analysis.beside(analysis.stone_sums, config.size) - jnp.arange(points, dtype=jnp.int32)
     if runner is None:
-        runner = _outcomes._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
+        runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
     at_most = runner[jnp.clip(other, 0, points - 1)] - 1
     return candidates & (at_most <= 2)
 
@@ -262,7 +262,7 @@ def _escape_candidates(config, analysis, after=None):
     # The read starts with the extension on the liberty, whose result is already known
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
     if after is None:
-        after = _outcomes._move_outcomes_of(config, analysis).liberties_after
+        after = _chains._move_outcomes_of(config, analysis).liberties_after
     after = after.reshape(points)
     escaped = jnp.any(candidates & (after >= 3), axis=0).reshape(config.size, config.size)
     return candidates & (after == 2), escaped
@@ -288,7 +288,7 @@ def _planes(config, state, analysis, legal, liberties_after=None, runner_liberti
 
     ``liberties_after`` (the mover's, with captures) and ``runner_liberties``
     (the opponent's, without): ``int32[P]`` tables of
-    :func:`gojax.features._outcomes._liberties_after`, if already computed.
+    :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     capture = _capture_candidates(config, analysis, runner_liberties)
     to_read, escaped = _escape_candidates(config, analysis, liberties_after)
