@@ -9,7 +9,9 @@
   the packages of :data:`ROOT_MAY_IMPORT`, and no module imports the root.
 * No private name across subpackages: ``gojax.X._y`` (a module) and ``_name``
   (a function, class or constant) belong to ``gojax.X``; ``_core`` and
-  ``_host`` are packages whose modules are public to gojax.
+  ``_host`` are packages whose modules are public to gojax. A subfolder is
+  part of its folder (and of its layer): the private modules and names of
+  ``gojax.X.sub`` belong to ``gojax.X`` too.
 * No function body over :data:`MAX_FUNCTION_LINES` lines (its docstring left
   out); a module is one concept, however long. Every module that defines
   public names declares ``__all__``.
@@ -340,7 +342,8 @@ def layer_violations(package_dir: Path) -> list[str]:
 
 
 def private_violations(package_dir: Path) -> list[str]:
-    """Private modules (``gojax.X._y``) or names (``_name``) imported from outside their subpackage."""
+    """Private modules (``gojax.X._y``, ``gojax.X.sub._y``) or names (``_name``) imported from
+    outside their subpackage ``gojax.X``."""
     modules = load_modules(package_dir)
     top = package_dir.name
     out = []
@@ -349,7 +352,7 @@ def private_violations(package_dir: Path) -> list[str]:
             parts = imp.target.split(".")
             for k, part in enumerate(parts[1:], start=1):  # the first private component of the path
                 if part.startswith("_") and not (k == 1 and part in PUBLIC_PACKAGES):
-                    owner = ".".join(parts[:k])
+                    owner = ".".join(parts[: min(k, 2)])  # gojax, or the subpackage gojax.X
                     allowed = not _unit(name) if k == 1 else _inside(name, owner)
                     if not allowed:
                         out.append(f"{name}:{imp.line}: imports private module {imp.target} of {owner}")
@@ -544,6 +547,13 @@ def test_private_checker(tmp_path):
             "_core/_bits.py": "",
             "players/_common.py": "",
             "players/uct.py": "from gojax.players._common import sample\nfrom gojax.players import _common\n",
+            # A subfolder is part of its folder: its private modules and names are the folder's.
+            "features/ladders/__init__.py": "from gojax.features.ladders._read import read\n",
+            "features/ladders/_read.py": "",
+            "features/planes.py": "from gojax.features.ladders import _read\n"
+            "from gojax.features.ladders._read import _chase\n",
+            "sgf/board.py": "from gojax.features.ladders import _read\n"
+            "from gojax.features.ladders import read, _chase\n",
             "alphazero/search.py": (
                 "from gojax.players._common import sample\n"
                 "from gojax.players import _common, uct\n"
@@ -565,6 +575,8 @@ def test_private_checker(tmp_path):
         "gojax.alphazero.search:4: imports private _helper from gojax._core.rules (private to gojax._core)",
         "gojax.alphazero.search:7: imports private _select from gojax.players.uct (private to gojax.players)",
         "gojax.alphazero.search:10: imports private module gojax._secret of gojax",
+        "gojax.sgf.board:1: imports private module gojax.features.ladders._read of gojax.features",
+        "gojax.sgf.board:2: imports private _chase from gojax.features.ladders (private to gojax.features)",
     ]
 
 

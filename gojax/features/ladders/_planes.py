@@ -2,7 +2,7 @@
 
 A *ladder* is the forced chase of a chain (the *runner*) that the attacker
 keeps in atari move after move. Each read plays the chase out on the stones'
-bitboards with :mod:`gojax.features._ladder_read` (no ``gojax.step``): the
+bitboards with :mod:`gojax.features.ladders._read` (no ``gojax.step``): the
 runner in atari extends, or captures an adjacent attacker chain in atari (a
 move of the ladder like any other: if the attacker then captures the runner
 anyway, the ladder works); the attacker tries the atari on each of the
@@ -32,7 +32,7 @@ liberty (known from :func:`gojax.features.move_outcomes`), and a capture
 attempt where the runner's extension would have 3+ liberties even ignoring
 captures (then it is out whatever happens). The reads left are pooled with
 those of the other games of a ``vmap`` batch and run a chunk at a time
-(:mod:`gojax.features._ladder_pool`), so the result is exact however many
+(:mod:`gojax.features.ladders._pool`), so the result is exact however many
 candidates there are; a read runs at most ``2 N + 1`` rounds of a few
 bitboard flood fills each. ``chunk`` is accepted (for compatibility) and does
 not change anything.
@@ -48,8 +48,7 @@ from gojax._core import bitboard as bb
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks, _chains
-from gojax.features import _ladder_pool as _pool
-from gojax.features import _ladder_read as _read
+from gojax.features.ladders import _pool, _read
 
 __all__ = ["ladder_capture", "ladder_capture_plane", "ladder_escape", "ladder_escape_plane"]
 
@@ -283,7 +282,7 @@ def _escape_plane(config, state, analysis, legal, chunk):
     return chased | (escaped & legal)
 
 
-def _planes(config, state, analysis, legal, liberties_after=None, runner_liberties=None):
+def _both_planes(config, state, analysis, legal, liberties_after=None, runner_liberties=None):
     """Both planes, ``(capture, escape)`` (``bool[N, N]`` each), their reads in one pool.
 
     ``liberties_after`` (the mover's, with captures) and ``runner_liberties``
