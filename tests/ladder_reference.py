@@ -1,7 +1,7 @@
 """A plain-Python ladder reader (its own board code, no gojax): the reference for the ladder tests.
 
 Boards are ``int8[N, N]`` grids (0 empty, 1 black, 2 white). :func:`read`
-follows the rules of ``gojax/features/_ladder_read.py``'s docstring move by
+follows the rules of ``gojax/features/ladders/_read.py``'s docstring move by
 move; ``old_rule=True`` gives the rule gojax read ladders by before the
 bitboard reader: any attacker chain in atari next to the runner, when the
 runner is to move after an atari, is an escape at once (no capture played).

@@ -304,14 +304,14 @@ def test_move_outcomes_match_reference_on_random_boards(random_positions):
 
 def test_liberties_after_for_either_colour_with_and_without_captures(random_positions):
     """The ladder readers' table: a stone of either colour, its captures taken off or not."""
-    from gojax.features import _chains, _outcomes
+    from gojax.features import _chains
 
     variants = tuple(
         (colour, captures) for colour in (_chains._MOVER, _chains._OPPONENT) for captures in (True, False)
     )
 
     def tables(state):
-        return _outcomes._liberties_after(CONFIG, _chains._analyse(CONFIG, state), variants)
+        return _chains._liberties_after(CONFIG, _chains._analyse(CONFIG, state), variants)
 
     boards, states = random_positions
     got = np.asarray(jax.jit(jax.vmap(tables))(stack_states(states)))  # [B, 4, P]
@@ -361,12 +361,12 @@ def test_liberties_after_at_more_merge_points_than_one_pass_counts():
 def test_not_suicide_read_off_the_neighbours_matches_the_liberty_count(random_positions):
     """KataGo's ko-banned plane reads "not a suicide" off the neighbours alone; it must be
     exactly the points where the counted liberties after the move are above 0."""
-    from gojax.features import _chains, _outcomes
+    from gojax.features import _chains
 
     def both(state):
         analysis = _chains._analyse(CONFIG, state)
-        after = _outcomes._move_outcomes_of(CONFIG, analysis).liberties_after
-        return _outcomes._not_suicide(CONFIG, analysis), after > 0
+        after = _chains._move_outcomes_of(CONFIG, analysis).liberties_after
+        return _chains._not_suicide(CONFIG, analysis), after > 0
 
     boards, states = random_positions
     read, counted = (np.asarray(x) for x in jax.jit(jax.vmap(both))(stack_states(states)))

@@ -431,7 +431,7 @@ def test_ko_after_reads_the_engines_ko_point_off_two_boards():
     """The ko point a history board is read with: as ``gojax.step`` set it, on random 5x5 games."""
     from conftest import random_game
 
-    from gojax.features._katago_ladders import ko_after
+    from gojax.features.ladders._katago import ko_after
 
     config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=200)
     derive = jax.jit(functools.partial(ko_after, config))
@@ -453,7 +453,7 @@ def test_env_katago_observation_from_the_previous_one_is_the_stateless_one():
     observation: the same planes as :func:`katago_planes` from the game and its history, over
     random 5x5 games with resets, kos and ladders on the history boards."""
     from gojax.env import GoEnv, auto_reset
-    from gojax.features._katago_ladders import ko_after
+    from gojax.features.ladders._katago import ko_after
 
     config = gojax.GoConfig(size=5, komi=0.5, ko_rule="simple", max_moves=60)
     env = GoEnv(config, observation="katago")

@@ -334,42 +334,6 @@ def test_single_reads():
     assert not bool(escape(basic.replace(turn=basic.turn * 0), 2 * 9 + 2))
 
 
-@pytest.mark.parametrize("size", [5, 19])
-def test_words_first_bitboards_match_the_engine_bitboards(size):
-    # The reads keep their bitboards words first (uint32[W, ...]); every operation must
-    # agree with the engine's words-last ones on each board of a batch.
-    from gojax._core import bitboard as bb
-    from gojax.features import _ladder_words as words
-
-    rng = np.random.default_rng(size)
-    grids = rng.random((2, 3, size, size)) < 0.4
-    last = bb.from_grid_np(grids, size)  # uint32[2, 3, W]
-    first = jax.numpy.asarray(np.moveaxis(last, -1, 0))  # uint32[W, 2, 3]
-    last = jax.numpy.asarray(last)
-
-    def same(got, want):
-        np.testing.assert_array_equal(np.moveaxis(np.asarray(got), 0, -1), np.asarray(want))
-
-    same(words.neighbours(first, size), bb.neighbours(last, size))
-    for rows in (-1, 0, 1):
-        for cols in (-1, 0, 1):
-            same(words.shift(first, rows, cols, size), bb.shift(last, rows, cols, size))
-    np.testing.assert_array_equal(words.count(first), grids.reshape(2, 3, -1).sum(-1))
-    empty = first.at[:, 1, 2].set(0)
-    np.testing.assert_array_equal(
-        words.any_set(empty), np.asarray(bb.any_set(jax.numpy.moveaxis(empty, 0, -1)))
-    )
-    np.testing.assert_array_equal(words.union(first, 1), np.asarray(first[:, 0] | first[:, 1]))
-    flat = grids.reshape(2, 3, -1)
-    lowest = np.where(flat.any(-1), flat.argmax(-1), -1)
-    lowest_empty = lowest.copy()
-    lowest_empty[1, 2] = -1
-    np.testing.assert_array_equal(words.lowest_point(empty), lowest_empty)
-    np.testing.assert_array_equal(words.lowest_point(first), lowest)
-    points = np.array([[-1, 0, size * size - 1], [size * size, 3, size]])
-    same(words.point_bits(points, size), jax.vmap(jax.vmap(lambda p: bb.point_bits(p, size)))(points))
-
-
 def test_bad_chunk():
     state = gojax.init(CONFIG)
     with pytest.raises(ValueError, match="chunk"):

@@ -25,7 +25,10 @@ from conftest import CI, native_built, native_kernels, sgf_positions, stack_stat
 import gojax
 from gojax import _native, features
 from gojax._core import types as gojax_types
-from gojax.features import _alphago, _katago_ladders, _ladder_pool, _ladder_read
+from gojax.features import _alphago
+from gojax.features.ladders import _katago as _katago_ladders
+from gojax.features.ladders import _pool as _ladder_pool
+from gojax.features.ladders import _read as _ladder_read
 
 SIZES = {5: 256, 9: 256, 19: 128}  # size -> whole-game positions compared (13x13: test_ladder.py)
 

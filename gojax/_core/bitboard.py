@@ -9,10 +9,20 @@ and by ``N`` bits (rows above and below). Packing rows end to end, instead of
 one word per row, puts a 9x9 board in 3 words instead of 9 and a 19x19 board
 in 12 instead of 19, so every word operation touches fewer elements.
 
-Every function works on arrays whose last axis is the ``W`` words of a board,
-with any leading axes (several boards processed together, e.g. the four
-chains next to a move). Flood fill is iterated dilation inside a while loop
-that runs until nothing changes: a chain of any shape is filled exactly.
+The same bit strings come in two layouts, one section of this module each:
+
+* **Words last**, ``uint32[..., W]``: the module's functions. A board's words
+  are the last axis, with any leading axes (several boards processed
+  together, e.g. the four chains next to a move); the engine's states keep
+  their bitboards so. Flood fill is iterated dilation inside a while loop
+  that runs until nothing changes: a chain of any shape is filled exactly.
+* **Words first**, ``uint32[W, ...]``: :class:`WordsFirst`, the same
+  operations for computations batched along trailing axes (the ladder
+  reads); ``from gojax._core.bitboard import WordsFirst as bits``, then
+  ``bits.count(x)``. With no trailing axes both layouts are the same array.
+
+A layout is a section: a class of the operations under the same names,
+beside the functions of the words-last layout and the masks they share.
 
 The ``*_np`` functions are the host-side (NumPy) views for tools that read
 states outside ``jit``: diagrams, SGF, GTP, the invariant checker.
@@ -29,8 +39,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import loops
+from gojax._core.stored import stored
 
 __all__ = [
+    "WordsFirst",
     "any_set",
     "board_mask",
     "board_np",
@@ -80,6 +92,9 @@ def scoped(function: Callable[_P, _R]) -> Callable[_P, _R]:
             return function(*args, **kwargs)
 
     return wrapper
+
+
+# --------------------------------------------------------------------------- sizes, masks, host views
 
 
 def num_words(size: int) -> int:
@@ -141,6 +156,9 @@ def index_planes(size: int) -> np.ndarray:
     planes = from_grid_np((index[None] >> np.arange(levels)[:, None, None]) & 1, size)
     planes.setflags(write=False)
     return planes
+
+
+# --------------------------------------------------------------------------- words last
 
 
 def _edges(x: jax.Array, size: int, words_first: bool) -> tuple[int, jax.Array, jax.Array, jax.Array]:
@@ -398,3 +416,79 @@ def select_points(x: jax.Array, ranks: jax.Array) -> jax.Array:
     within = jax.lax.population_count(word[..., None] & prefixes).astype(jnp.int32)
     bit = jnp.sum(within <= rank[..., None], axis=-1)
     return jnp.where(bit < WORD_BITS, word_index * WORD_BITS + bit, -1).astype(jnp.int32)
+
+
+# --------------------------------------------------------------------------- words first
+
+
+class WordsFirst:
+    """Bitboards with the words first: ``uint32[W, ...]``, for computations batched along the trailing axes.
+
+    The ladder pool runs hundreds of chases side by side; with the words on
+    the first axis every operation of a chase, the carries between words
+    included, is elementwise over the trailing (chase) axes, which XLA
+    vectorises on a CPU - a dilation of a batch of 19x19 boards runs about
+    three times faster than with the words last. Counts, unions and searches
+    go word by word, not as reductions over the first axis: elementwise over
+    the trailing axes too (XLA's CPU reductions over a major axis run point by
+    point). Same bit order as the words-last functions.
+
+    A namespace of static functions (no instances), named as the words-last
+    functions they match.
+    """
+
+    @staticmethod
+    def board(size: int, like: jax.Array) -> jax.Array:
+        """``uint32[W, 1, ...]``: every point of the board, to broadcast against ``like``."""
+        return jnp.asarray(board_mask(size)).reshape((-1,) + (1,) * (like.ndim - 1))
+
+    @staticmethod
+    def shift(x: jax.Array, rows: int, cols: int, size: int) -> jax.Array:
+        """``out[r, c] = x[r + rows, c + cols]`` for ``rows, cols`` in ``{-1, 0, 1}``, zero off the board
+        (the module's :func:`shift`, words first)."""
+        return shift(x, rows, cols, size, words_first=True)
+
+    @staticmethod
+    def neighbours(x: jax.Array, size: int) -> jax.Array:
+        """Points orthogonally adjacent to a set bit of ``uint32[W, ...]`` (the module's
+        :func:`neighbours`, words first)."""
+        return neighbours(x, size, words_first=True)
+
+    @staticmethod
+    def count(x: jax.Array) -> jax.Array:
+        """``int32[...]``: set points of ``uint32[W, ...]``, summed word by word."""
+        counts = jax.lax.population_count(x).astype(jnp.int32)
+        return stored(functools.reduce(jnp.add, [counts[w] for w in range(x.shape[0])]))
+
+    @staticmethod
+    def any_set(x: jax.Array) -> jax.Array:
+        """``bool[...]``: whether ``uint32[W, ...]`` has a set point."""
+        return stored(functools.reduce(jnp.bitwise_or, [x[w] for w in range(x.shape[0])])) != 0
+
+    @staticmethod
+    def union(sets: jax.Array, axis: int) -> jax.Array:
+        """Union of ``uint32[W, ...]`` sets over ``axis`` (not 0), one set at a time (as :meth:`count`)."""
+        parts = [jax.lax.index_in_dim(sets, k, axis, keepdims=False) for k in range(sets.shape[axis])]
+        return functools.reduce(jnp.bitwise_or, parts)
+
+    @staticmethod
+    def point_bits(point: jax.Array, size: int) -> jax.Array:
+        """``uint32[W, ...]`` with only the bit of each ``point`` (``int[...]``) set; none for -1 or
+        off the board."""
+        point = jnp.asarray(point, jnp.int32)
+        words = num_words(size)
+        on_board = (point >= 0) & (point < size * size)
+        word = jnp.right_shift(jnp.maximum(point, 0), 5)
+        bit = jnp.left_shift(jnp.uint32(1), (point & (WORD_BITS - 1)).astype(jnp.uint32))
+        index = jnp.arange(words, dtype=jnp.int32).reshape((words,) + (1,) * point.ndim)
+        return jnp.where(on_board & (index == word), bit, jnp.uint32(0))
+
+    @staticmethod
+    def lowest_point(x: jax.Array) -> jax.Array:
+        """``int32[...]``: the first set point of ``uint32[W, ...]``, -1 where none is."""
+        found = jnp.full(x.shape[1:], -1, jnp.int32)
+        for w in reversed(range(x.shape[0])):  # word by word, as in :meth:`count`
+            word = x[w]
+            bit = jax.lax.population_count((word & (~word + jnp.uint32(1))) - jnp.uint32(1)).astype(jnp.int32)
+            found = jnp.where(word != 0, w * WORD_BITS + bit, found)
+        return found

@@ -178,26 +178,58 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
         on the board (setup stones included); if given, checks
         ``on_board[c] + captures[other] == placed[c]``.
     """
-    size, num_points = config.size, config.num_points
+    size = config.size
     fields = {name: np.asarray(getattr(state, name)) for name in state.__dataclass_fields__}
     lead = fields["stones"].shape[:-2]
     games = int(np.prod(lead, dtype=np.int64))
     flat = {name: value.reshape((games, *value.shape[len(lead) :])) for name, value in fields.items()}
     stones = flat["stones"].astype(np.uint32)
-    problems: list[str] = []
-
-    def report(mask: np.ndarray, message: str) -> None:
-        for game in np.flatnonzero(mask)[:5]:
-            problems.append(f"game {game}: {message}")
-
-    report(np.any(stones & ~bb.board_mask(size), axis=(1, 2)), "bits set beyond the board")
-    report(np.any(stones[:, 0] & stones[:, 1], axis=1), "a point holds two stones")
+    problems = _reported(np.any(stones & ~bb.board_mask(size), axis=(1, 2)), "bits set beyond the board")
+    problems += _reported(np.any(stones[:, 0] & stones[:, 1], axis=1), "a point holds two stones")
     boards = decode(stones, size)
+    problems += _chain_problems(config, boards, flat)
+    flat_boards = boards.reshape(games, config.num_points)
+    keys = _zobrist.tables(size).points
+    stone_keys = np.concatenate(
+        [np.where((flat_boards == c + 1)[..., None], keys[c], np.uint32(0)) for c in range(2)], axis=1
+    )
+    scratch = np.bitwise_xor.reduce(stone_keys, axis=1).astype(np.uint32)
+    problems += _reported(
+        np.any(scratch != flat["hash"], axis=1), "incremental hash differs from the hash from scratch"
+    )
+    problems += _counter_problems(config, flat, flat_boards)
+    if config.history_length:
+        problems += _history_problems(config, flat, flat_boards, scratch)
+    if placed is not None:
+        placed = np.asarray(placed).reshape(-1, 2)
+        on_board = np.stack([(flat_boards == 1).sum(1), (flat_boards == 2).sum(1)], axis=1)
+        lost = flat["captures"][:, ::-1].astype(np.int64)
+        problems += _reported(
+            np.any(on_board + lost != placed, axis=1), "stones on board + stones lost != stones placed"
+        )
+    if problems:
+        raise InvariantError("\n".join(problems))
+
+
+def _reported(mask: np.ndarray, message: str) -> list[str]:
+    """``message`` for each of the first 5 games where ``bool[G]`` ``mask`` is set."""
+    return [f"game {game}: {message}" for game in np.flatnonzero(mask)[:5]]
+
+
+def _chain_problems(config: GoConfig, boards: np.ndarray, flat: dict[str, np.ndarray]) -> list[str]:
+    """Chains without a liberty; atari bitboards and atari liberties that differ from the chains'.
+
+    Args:
+      config: the rules.
+      boards: ``int8[G, N, N]``.
+      flat: the state's fields, one game per row.
+    """
+    problems = []
     labels = chain_labels(boards)
-    atari_boards = decode(flat["atari"].astype(np.uint32), size)
+    atari_boards = decode(flat["atari"].astype(np.uint32), config.size)
     liberties, liberty_point = _liberties(boards, labels)
     on_board = boards > 0
-    breathless = (on_board & (liberties == 0)).reshape(games, -1)
+    breathless = (on_board & (liberties == 0)).reshape(len(boards), -1)
     for game in np.flatnonzero(breathless.any(axis=1)):
         point = int(np.argmax(breathless[game]))
         problems.append(f"game {game}: chain at point {point} has no liberty")
@@ -207,55 +239,61 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
     planes = liberty_planes(config, expected, liberty_point)
     for game in np.flatnonzero(np.any(planes != flat["atari_liberty"], axis=tuple(range(1, planes.ndim)))):
         problems.append(f"game {game}: atari_liberty differs from the liberties of the chains in atari")
+    return problems
 
-    keys = _zobrist.tables(size).points
-    flat_boards = boards.reshape(boards.shape[0], num_points)
-    stone_keys = np.concatenate(
-        [np.where((flat_boards == c + 1)[..., None], keys[c], np.uint32(0)) for c in range(2)], axis=1
-    )
-    scratch = np.bitwise_xor.reduce(stone_keys, axis=1).astype(np.uint32)
-    report(np.any(scratch != flat["hash"], axis=1), "incremental hash differs from the hash from scratch")
 
+def _counter_problems(config: GoConfig, flat: dict[str, np.ndarray], flat_boards: np.ndarray) -> list[str]:
+    """Turn, move number, passes, captures, loser, end flags and ko point out of their ranges.
+
+    Args:
+      config: the rules.
+      flat: the state's fields, one game per row.
+      flat_boards: ``int8[G, P]``.
+    """
+    num_points = config.num_points
     move = flat["move_number"].astype(np.int64)
     turn = flat["turn"].astype(np.int64)
-    report((turn < 0) | (turn > 1), "turn is not 0 or 1")
-    report(move < 0, "negative move number")
-    report(move > config.move_cap, "move number beyond the move cap")
-    report((flat["passes"] < 0) | (flat["passes"] > 2), "passes out of range")
-    report(np.any(flat["captures"] < 0, axis=1), "negative captures")
-    report(~np.isin(flat["loser"], (0, 1, 2)), "loser is not 0, 1 or 2")
-    report(flat["truncated"] & flat["terminated"], "both terminated and truncated")
+    problems = _reported((turn < 0) | (turn > 1), "turn is not 0 or 1")
+    problems += _reported(move < 0, "negative move number")
+    problems += _reported(move > config.move_cap, "move number beyond the move cap")
+    problems += _reported((flat["passes"] < 0) | (flat["passes"] > 2), "passes out of range")
+    problems += _reported(np.any(flat["captures"] < 0, axis=1), "negative captures")
+    problems += _reported(~np.isin(flat["loser"], (0, 1, 2)), "loser is not 0, 1 or 2")
+    problems += _reported(flat["truncated"] & flat["terminated"], "both terminated and truncated")
     ko = flat["ko_point"].astype(np.int64)
     ko_bad = (ko < -1) | (ko >= num_points)
     ko_safe = np.clip(ko, 0, num_points - 1)
     ko_bad |= (ko >= 0) & (flat_boards[np.arange(len(ko)), ko_safe] != 0)
-    report(ko_bad, "ko point is not -1 or an empty point")
+    return problems + _reported(ko_bad, "ko point is not -1 or an empty point")
 
-    if config.history_length:
-        history = flat["history"]
-        index = np.clip(move, 0, config.history_length - 1)
-        current = history[np.arange(len(move)), index]
-        expected = scratch
-        if config.ko_rule == "situational":
-            expected = scratch ^ _zobrist.tables(size).side[np.clip(turn, 0, 1)]
-        report(
-            np.any(current != expected, axis=1), "history entry for the current move differs from the hash"
-        )
-        later = np.arange(config.history_length)[None, :] > move[:, None]
-        report(
-            np.any(later[..., None] & (history != 0), axis=(1, 2)), "history entries after the current move"
-        )
 
-        heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
-        counts = (flat_boards > 0).sum(axis=1)
-        whites = (flat_boards == 2).sum(axis=1)
-        problems.extend(_bucket_problems(config, history, heads, links, move, counts, whites))
+def _history_problems(
+    config: GoConfig, flat: dict[str, np.ndarray], flat_boards: np.ndarray, scratch: np.ndarray
+) -> list[str]:
+    """The superko history: the current move's entry against the hash, entries after it, the bucket lists.
 
-    if placed is not None:
-        placed = np.asarray(placed).reshape(-1, 2)
-        on_board = np.stack([(flat_boards == 1).sum(1), (flat_boards == 2).sum(1)], axis=1)
-        lost = flat["captures"][:, ::-1].astype(np.int64)
-        report(np.any(on_board + lost != placed, axis=1), "stones on board + stones lost != stones placed")
-
-    if problems:
-        raise InvariantError("\n".join(problems))
+    Args:
+      config: the rules (``history_length > 0``).
+      flat: the state's fields, one game per row.
+      flat_boards: ``int8[G, P]``.
+      scratch: ``uint32[G, 2]``, the position hashes computed from the boards.
+    """
+    history = flat["history"]
+    move = flat["move_number"].astype(np.int64)
+    turn = flat["turn"].astype(np.int64)
+    index = np.clip(move, 0, config.history_length - 1)
+    current = history[np.arange(len(move)), index]
+    expected = scratch
+    if config.ko_rule == "situational":
+        expected = scratch ^ _zobrist.tables(config.size).side[np.clip(turn, 0, 1)]
+    problems = _reported(
+        np.any(current != expected, axis=1), "history entry for the current move differs from the hash"
+    )
+    later = np.arange(config.history_length)[None, :] > move[:, None]
+    problems += _reported(
+        np.any(later[..., None] & (history != 0), axis=(1, 2)), "history entries after the current move"
+    )
+    heads, links = flat["history_head"].astype(np.int64), flat["history_prev"].astype(np.int64)
+    counts = (flat_boards > 0).sum(axis=1)
+    whites = (flat_boards == 2).sum(axis=1)
+    return problems + _bucket_problems(config, history, heads, links, move, counts, whites)

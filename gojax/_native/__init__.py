@@ -280,7 +280,7 @@ def ladder_reads(size: int, stones, turn, ko_point, games, modes, mover_attacks,
 
     ``stones``: ``uint32[G, 2, W]``; ``turn``, ``ko_point``: ``int32[G]``;
     per read (``[R]`` each): ``games`` its game, ``modes`` its kind (0
-    capture, 1 extend, 2 defend, as ``gojax.features._ladder_read.MODES``),
+    capture, 1 extend, 2 defend, as ``gojax.features.ladders._read.MODES``),
     ``mover_attacks`` whether the side to move attacks, ``moves`` the
     attacker's first atari (capture reads), ``prey`` a stone of the runner.
     """

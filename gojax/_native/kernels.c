@@ -671,7 +671,7 @@ void gojax_alphago_planes(int64_t begin, int64_t end, int32_t size, int32_t word
 
 enum { K_LADDERABLE, K_LADDER_MOVES, K_LIBERTIES, K_NOT_SUICIDE, KATAGO_TABLES };
 
-/* KataGo's ladder features of boards [begin, end) (as gojax.features._katago_ladders):
+/* KataGo's ladder features of boards [begin, end) (as gojax.features.ladders._katago):
  * out int16[B, KATAGO_TABLES, P], per point: its stone's chain is ladderable (1 liberty:
  * its owner, to move, cannot get out by extending or capturing; 2 liberties: the
  * opponent, to move, captures it by a ladder from either liberty); the mover's atari

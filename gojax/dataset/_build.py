@@ -10,6 +10,7 @@ observation reads it).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -268,7 +269,38 @@ def _start_state(record, config: GoConfig):
 
 
 def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> MoveDataset:
-    size, points = config.size, config.num_points
+    """One sample per move of every game that replays, ``games_per_call`` games per compiled call
+    (sorted by length); each game skipped or refused is appended to ``skipped`` with the reason."""
+    size = config.size
+    playable = _playable(records, config, skipped, verbose)
+    if not playable:
+        raise ValueError(f"none of the {len(records)} {size}x{size} games can be replayed: {skipped[-1][1]}")
+    playable.sort(key=lambda item: item[1])
+    samples = _Samples()
+    for begin in range(0, len(playable), games_per_call):
+        group = playable[begin : begin + games_per_call]
+        actions, state, (planes, extra, legal) = _replay_group(group, config, spec, games_per_call)
+        refused = np.asarray(state.illegal_move)
+        for row, (record, played, _) in enumerate(group):
+            name = record.name or f"game {begin + row}"
+            if refused[row]:
+                reason = _refusal(
+                    config, record, jax.tree.map(lambda leaf, r=row: np.asarray(leaf)[r], state)
+                )
+                skipped.append((name, reason))
+                if verbose:
+                    print(f"skipped {name}: {reason}")
+                continue
+            row_extra = None if extra is None else extra[row]
+            samples.add(name, record, played, planes[row], row_extra, legal[row], actions[row])
+    if not samples.names:
+        raise ValueError(f"every {size}x{size} game was refused at replay: {skipped[-1][1]}")
+    return samples.dataset(size, spec.name, skipped)
+
+
+def _playable(records, config: GoConfig, skipped, verbose) -> list[tuple[GameRecord, int, object]]:
+    """``(record, moves to replay, start state or None)`` of each game whose moves and setup
+    pass the checks; the others are appended to ``skipped`` with the reason."""
     playable = []
     for record in records:
         played, reason = _check_moves(record, config)
@@ -283,87 +315,95 @@ def _replay_all(records, config, spec, games_per_call, skipped, verbose) -> Move
                 print(f"skipped {record.name}: {reason}")
             continue
         playable.append((record, played, start))
-    if not playable:
-        raise ValueError(f"none of the {len(records)} {size}x{size} games can be replayed: {skipped[-1][1]}")
-    playable.sort(key=lambda item: item[1])
-    run = _runner(config, spec)
+    return playable
+
+
+def _replay_group(group, config: GoConfig, spec: ObservationSpec, games_per_call: int) -> tuple:
+    """Replays a group of games side by side, :data:`_CHUNK` moves per compiled call.
+
+    Returns:
+      ``(actions, state, (planes, globals, legal))``: the actions ``int32[G, T]``
+      (``G = games_per_call`` rows, padded with passes that are not played),
+      the final states, and the planes, globals (``None`` without) and legal
+      masks of the position before each move, ``[G, T, ...]``.
+    """
+    size = config.size
+    length = -(-max(played for _, played, _ in group) // _CHUNK) * _CHUNK
+    actions = np.full((games_per_call, length), config.num_points, np.int32)
+    valid = np.zeros((games_per_call, length), bool)
     empty = init(config)
-    names: list[str] = []  # of the games kept, in game-id order
-    parts: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("features", "globals", "actions", "values", "legal", "ids", "moves")
-    }
-    channels = None
-    for begin in range(0, len(playable), games_per_call):
-        group = playable[begin : begin + games_per_call]
-        length = -(-max(played for _, played, _ in group) // _CHUNK) * _CHUNK
-        actions = np.full((games_per_call, length), points, np.int32)
-        valid = np.zeros((games_per_call, length), bool)
-        starts = []
-        for row, (record, played, start) in enumerate(group):
-            actions[row, :played] = [action for _, action in record.moves[:played]]
-            valid[row, :played] = True
-            starts.append(empty if start is None else start)
-        starts += [empty] * (games_per_call - len(group))
-        state = jax.tree.map(lambda *leaves: jnp.stack(leaves), *starts)
-        hist = jax.vmap(functools.partial(history_init, config))(state) if spec.needs_history else None
-        planes_chunks, globals_chunks, legal_chunks = [], [], []
-        for offset in range(0, length, _CHUNK):
-            window = slice(offset, offset + _CHUNK)
-            (state, hist), (planes, extra, legal) = run((state, hist), actions[:, window], valid[:, window])
-            if channels is None:
-                if planes.ndim != 5 or planes.shape[2:4] != (size, size):
-                    raise ValueError(
-                        f"observation {spec.name!r} must return [N, N, C] = [{size}, {size}, C] planes; "
-                        f"got {planes.shape[2:]}"
-                    )
-                channels = planes.shape[-1]
-            planes_chunks.append(_compact(np.asarray(planes)))
-            if extra is not None:
-                globals_chunks.append(np.asarray(extra))
-            legal_chunks.append(np.asarray(legal))
-        all_planes = _concat_planes(planes_chunks, axis=1)
-        all_globals = np.concatenate(globals_chunks, axis=1) if globals_chunks else None
-        all_legal = np.concatenate(legal_chunks, axis=1)
-        refused = np.asarray(state.illegal_move)
-        for row, (record, played, _) in enumerate(group):
-            name = record.name or f"game {begin + row}"
-            if refused[row]:
-                reason = _refusal(
-                    config, record, jax.tree.map(lambda leaf, r=row: np.asarray(leaf)[r], state)
-                )
-                skipped.append((name, reason))
-                if verbose:
-                    print(f"skipped {name}: {reason}")
-                continue
-            winner = record.winner or EMPTY  # no result: a draw
-            colours = np.array([colour for colour, _ in record.moves[:played]], np.int8)
-            values = np.where(colours == winner, 1.0, -1.0).astype(np.float32)
-            if winner == EMPTY:
-                values[:] = 0.0
-            parts["features"].append(all_planes[row, :played])
-            if all_globals is not None:
-                parts["globals"].append(all_globals[row, :played])
-            parts["legal"].append(all_legal[row, :played])
-            parts["actions"].append(actions[row, :played])
-            parts["values"].append(values)
-            parts["ids"].append(np.full(played, len(names), np.int32))
-            names.append(name)
-            parts["moves"].append(np.arange(played, dtype=np.int32))
-    if not parts["actions"]:
-        raise ValueError(f"every {size}x{size} game was refused at replay: {skipped[-1][1]}")
-    return MoveDataset(
-        features=_concat_planes(parts["features"], axis=0),
-        actions=np.concatenate(parts["actions"]),
-        values=np.concatenate(parts["values"]),
-        legal=np.concatenate(parts["legal"]),
-        game_ids=np.concatenate(parts["ids"]),
-        move_numbers=np.concatenate(parts["moves"]),
-        names=tuple(names),
-        board_size=size,
-        observe_name=spec.name,
-        skipped=tuple(skipped),
-        globals=np.concatenate(parts["globals"]) if parts["globals"] else None,
+    starts = []
+    for row, (record, played, start) in enumerate(group):
+        actions[row, :played] = [action for _, action in record.moves[:played]]
+        valid[row, :played] = True
+        starts.append(empty if start is None else start)
+    starts += [empty] * (games_per_call - len(group))
+    state = jax.tree.map(lambda *leaves: jnp.stack(leaves), *starts)
+    hist = jax.vmap(functools.partial(history_init, config))(state) if spec.needs_history else None
+    run = _runner(config, spec)
+    planes_chunks, globals_chunks, legal_chunks = [], [], []
+    for offset in range(0, length, _CHUNK):
+        window = slice(offset, offset + _CHUNK)
+        (state, hist), (planes, extra, legal) = run((state, hist), actions[:, window], valid[:, window])
+        if planes.ndim != 5 or planes.shape[2:4] != (size, size):
+            raise ValueError(
+                f"observation {spec.name!r} must return [N, N, C] = [{size}, {size}, C] planes; "
+                f"got {planes.shape[2:]}"
+            )
+        planes_chunks.append(_compact(np.asarray(planes)))
+        if extra is not None:
+            globals_chunks.append(np.asarray(extra))
+        legal_chunks.append(np.asarray(legal))
+    all_globals = np.concatenate(globals_chunks, axis=1) if globals_chunks else None
+    tables = (_concat_planes(planes_chunks, axis=1), all_globals, np.concatenate(legal_chunks, axis=1))
+    return actions, state, tables
+
+
+@dataclasses.dataclass
+class _Samples:
+    """The samples of the games kept, game by game (a game's id is its index in ``names``)."""
+
+    names: list[str] = dataclasses.field(default_factory=list)
+    parts: dict[str, list[np.ndarray]] = dataclasses.field(
+        default_factory=lambda: {
+            k: [] for k in ("features", "globals", "actions", "values", "legal", "ids", "moves")
+        }
     )
+
+    def add(self, name: str, record, played: int, planes, extra, legal, actions) -> None:
+        """The first ``played`` moves of a game, from its rows of the replay's tables."""
+        winner = record.winner or EMPTY  # no result: a draw
+        colours = np.array([colour for colour, _ in record.moves[:played]], np.int8)
+        values = np.where(colours == winner, 1.0, -1.0).astype(np.float32)
+        if winner == EMPTY:
+            values[:] = 0.0
+        parts = self.parts
+        parts["features"].append(planes[:played])
+        if extra is not None:
+            parts["globals"].append(extra[:played])
+        parts["legal"].append(legal[:played])
+        parts["actions"].append(actions[:played])
+        parts["values"].append(values)
+        parts["ids"].append(np.full(played, len(self.names), np.int32))
+        self.names.append(name)
+        parts["moves"].append(np.arange(played, dtype=np.int32))
+
+    def dataset(self, board_size: int, observe_name: str, skipped) -> MoveDataset:
+        """The samples as one :class:`MoveDataset`."""
+        parts = self.parts
+        return MoveDataset(
+            features=_concat_planes(parts["features"], axis=0),
+            actions=np.concatenate(parts["actions"]),
+            values=np.concatenate(parts["values"]),
+            legal=np.concatenate(parts["legal"]),
+            game_ids=np.concatenate(parts["ids"]),
+            move_numbers=np.concatenate(parts["moves"]),
+            names=tuple(self.names),
+            board_size=board_size,
+            observe_name=observe_name,
+            skipped=tuple(skipped),
+            globals=np.concatenate(parts["globals"]) if parts["globals"] else None,
+        )
 
 
 def _refusal(config: GoConfig, record, final) -> str:

@@ -18,12 +18,12 @@ numbers to copy.
   (:func:`history_init`, :func:`history_push`) and :data:`AGZ_CHANNELS`
   (``_alphago_zero.py``, ``_board_history.py``).
 * AlphaGo, 48/49 planes, ladders read by search, and the building blocks to
-  compose your own set (``_alphago.py``, ``_ladder.py``, ``_blocks.py``).
+  compose your own set (``_alphago.py``, ``ladders/``, ``_blocks.py``).
 * KataGo v7-style planes and global features (a ``(planes, globals)`` pair):
   :func:`katago_planes`, with the :class:`MoveHistory` of the last 5 actions
   (:func:`last_moves`), and Benson's pass-alive chains and area
   (:func:`pass_alive`, :func:`pass_alive_area`) (``_katago.py``,
-  ``_katago_moves.py``, ``_katago_ladders.py``, ``_benson.py``).
+  ``_katago_moves.py``, ``ladders/_katago.py``, ``_benson.py``).
 
 Adding a module: import its public names below and add them to ``__all__``
 (one list, kept sorted, as ruff wants).
@@ -86,7 +86,6 @@ from gojax.features._katago_moves import (
     move_history_init,
     move_history_push,
 )
-from gojax.features._ladder import ladder_capture, ladder_capture_plane, ladder_escape, ladder_escape_plane
 from gojax.features._registry import (
     OBSERVATIONS,
     HistoryObservation,
@@ -96,6 +95,7 @@ from gojax.features._registry import (
     observation,
     register_observation,
 )
+from gojax.features.ladders import ladder_capture, ladder_capture_plane, ladder_escape, ladder_escape_plane
 
 __all__ = [
     "AGZ_CHANNELS",

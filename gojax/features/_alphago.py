@@ -20,7 +20,7 @@ channel  group                 meaning (dtype: float32 by default, values 0 or 1
 20-27    capture size          the move captures 1, 2, ..., 7, 8+ stones
 28-35    self-atari size       the move leaves its chain of 1, ..., 8+ in atari
 36-43    liberties after move  the move's chain then has 1, ..., 7, 8+ liberties
-44       ladder capture        the move wins a ladder (:mod:`gojax.features._ladder`)
+44       ladder capture        the move wins a ladder (:mod:`gojax.features.ladders`)
 45       ladder escape         the move escapes a ladder
 46       sensibleness          legal and not filling one of the mover's eyes
 47       zeros                 all zeros
@@ -49,8 +49,9 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _ladder, _native_calls, _outcomes
+from gojax.features import _blocks, _chains, _native_calls
 from gojax.features._board_history import BoardHistory
+from gojax.features.ladders import _planes as _ladders
 
 __all__ = [
     "ALPHAGO_CHANNELS",
@@ -139,7 +140,7 @@ def alphago_planes(
     Returns:
       ``dtype[N, N, 48]``, or ``[N, N, 49]`` with ``player_colour``.
     """
-    _ladder._check_chunk(ladder_chunk)
+    _ladders._check_chunk(ladder_chunk)
     legal = _blocks.legal_plane(config, state)
     channels = ALPHAGO_VALUE_NUM_CHANNELS if player_colour else ALPHAGO_NUM_CHANNELS
 
@@ -192,9 +193,9 @@ def _xla_tables(config: GoConfig, state: GoState, legal: jax.Array) -> jax.Array
     # The move outcomes and the ladder candidates (the runner's liberties after its
     # extension) read the same liberty tables, counted once.
     variants = ((_chains._MOVER, True), (_chains._OPPONENT, False))
-    mover_after, runner_after = _outcomes._liberties_after(config, analysis, variants)
-    outcomes = _outcomes._move_outcomes_of(config, analysis, mover_after)
-    ladders = _ladder._planes(config, state, analysis, legal, mover_after, runner_after)
+    mover_after, runner_after = _chains._liberties_after(config, analysis, variants)
+    outcomes = _chains._move_outcomes_of(config, analysis, mover_after)
+    ladders = _ladders._both_planes(config, state, analysis, legal, mover_after, runner_after)
     values = (chains.liberties, outcomes.capture_size, outcomes.self_atari_size, outcomes.liberties_after)
     eyes = _blocks.mover_eyes(config, state)
     rows = [v.astype(jnp.int32) for v in (*values, *ladders, eyes)]

@@ -18,8 +18,7 @@ to move (the *mover*). Compose your own feature set::
         )
 
 The chain analysis (labels, liberties, what a move would do) lives in
-:mod:`gojax.features._chains` and :mod:`gojax.features._outcomes`; their public names
-are re-exported here.
+:mod:`gojax.features._chains`; its public names are re-exported here.
 """
 
 from __future__ import annotations
@@ -41,18 +40,16 @@ from gojax.features._chains import (
     _OFF_BOARD,
     _OPPONENT,
     Chains,
+    MoveOutcomes,
     _extend,
     _neighbour_table,
     _offset_table,
     _relative_colours,
+    capture_size,
     chain_labels,
     chain_sizes,
     chains,
     liberties,
-)
-from gojax.features._outcomes import (
-    MoveOutcomes,
-    capture_size,
     liberties_after_move,
     move_outcomes,
     self_atari_size,

@@ -51,8 +51,8 @@ Definitions, following ``fillRowV7``:
   flag. As in KataGo, the history is hidden once the game is over (no move
   planes, no pass flags, the "ago" ladder planes repeat the board, and "a
   pass would end the game" reads 0).
-* **Ladders** (KataGo ``iterLadders``, :mod:`gojax.features._katago_ladders`),
-  read by :mod:`gojax.features._ladder`'s search on every chain of either
+* **Ladders** (KataGo ``iterLadders``, :mod:`gojax.features.ladders._katago`),
+  read by :mod:`gojax.features.ladders`' search on every chain of either
   colour with 1 or 2 liberties. A chain with 1 liberty is *ladderable* when,
   with its owner to move, neither extending nor capturing an adjacent
   attacker chain in atari gets it out of the ladder. A chain with
@@ -60,7 +60,7 @@ Definitions, following ``fillRowV7``:
   ladder starting on one of them (:func:`ladder_capture`). The "ago" planes
   read the boards 1 and 2 moves ago from the :class:`BoardHistory`, each with
   the ko point it had (read off the move that made it,
-  :func:`gojax.features._katago_ladders.ko_after`); before the history starts
+  :func:`gojax.features.ladders._katago.ko_after`); before the history starts
   they repeat the later board, as KataGo does. The three boards are read in
   one batched call (``vmap``); given the planes of the previous position
   (``previous``), only the board now is read.
@@ -95,9 +95,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _benson, _blocks, _katago_ladders, _ladder
+from gojax.features import _benson, _blocks
 from gojax.features._board_history import BoardHistory
 from gojax.features._katago_moves import KATAGO_MOVES, MoveHistory, last_moves
+from gojax.features.ladders import _katago as _katago_ladders
+from gojax.features.ladders import _planes as _ladders
 
 __all__ = [
     "KATAGO_CHANNELS",
@@ -240,7 +242,7 @@ def katago_globals(
 
 
 def _ladders_of_history(config: GoConfig, state: GoState, hist: BoardHistory, known):
-    """:func:`gojax.features._katago_ladders.board_tables` of the boards now, 1 and 2 moves
+    """:func:`gojax.features.ladders._katago.board_tables` of the boards now, 1 and 2 moves
     ago, each read with its own ko point (``[3, ...]`` each)."""
     turn = state.turn.astype(jnp.int32)
     one_ago, two_ago = known >= 1, known >= 2
@@ -327,7 +329,7 @@ def katago_planes(
     _check_layout(layout)
     if area not in _AREAS:
         raise ValueError(f"area must be one of {_AREAS}, got {area!r}")
-    _ladder._check_chunk(ladder_chunk)
+    _ladders._check_chunk(ladder_chunk)
     size, points = config.size, config.num_points
     turn = state.turn.astype(jnp.int32)
 

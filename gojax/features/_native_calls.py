@@ -115,7 +115,7 @@ def benson_tables(config: GoConfig, state: GoState) -> jax.Array:
 
 
 def ladder_reads(size: int, stones, turn, ko_point, mode, mover_attacks, move, prey, active) -> jax.Array:
-    """``bool[T]``: the reads of :func:`gojax.features._ladder_pool.pooled_reads` (its
+    """``bool[T]``: the reads of :func:`gojax.features.ladders._pool.pooled_reads` (its
     arguments, every per-read one ``int32[T]``), made by the native kernel.
 
     Under ``vmap`` the task arrays the same for every game stay unbatched

@@ -130,51 +130,21 @@ def parse_collection(
       SGFError: for input over ``max_bytes``, no game tree, a node or property
         out of place, an unterminated value, unbalanced parentheses.
     """
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise SGFError(f"{name or '<sgf>'}: expected bytes, got {type(data).__name__}")
-    data = bytes(data)
-    if max_bytes is not None and len(data) > max_bytes:
-        raise SGFError(
-            f"{name or '<sgf>'}: {len(data):,} bytes is over the size limit of {max_bytes:,} bytes "
-            "(pass max_bytes=None to read it anyway)"
-        )
-    start = data.find(b"(")
-    if start < 0:
-        raise SGFError(f"{name or '<sgf>'}: no game tree (no '(' in {len(data):,} bytes)")
-
+    data = _checked_input(data, name, max_bytes)
     roots: list[Node] = []
     open_trees: list[Node | None] = []  # for each open "(": the node its sequence continues
     current: Node | None = None  # the last node read (None before a game's root)
     state = _AFTER_CLOSE  # what the previous token allows next
-    pos = start
-    end = len(data)
+    pos = data.find(b"(")
     while True:
         match = _TOKEN.match(data, pos)
         if match is None:
-            pos = _skip_space(data, pos)
-            if pos < end:
-                raise SGFError(
-                    f"{_where(name, data, pos)}: unexpected {_excerpt(data, pos)} "
-                    "(expected '(', ')', ';', a property name or '[')"
-                )
-            if open_trees:
-                raise SGFError(
-                    f"{_where(name, data, end)}: unexpected end of file, "
-                    f"{len(open_trees)} game tree(s) not closed with ')'"
-                )
+            _check_end(data, pos, name, len(open_trees))
             break
         token, ident, _ = match.groups()
         here = match.start(match.lastindex or 0)
         pos = match.end()
-        if state == _AFTER_OPEN and token != b";":
-            raise SGFError(
-                f"{_where(name, data, here)}: expected ';' after '(' (a game tree starts with a node)"
-            )
-        if state == _AFTER_CLOSE and token not in (b"(", b")"):
-            what = "a node ';'" if token == b";" else "a property" if ident else "a value '['"
-            raise SGFError(
-                f"{_where(name, data, here)}: {what} after ')' (only '(' or ')' may follow a variation)"
-            )
+        _check_order(state, token, ident, name, data, here)
         if token == b"(":
             open_trees.append(current)
             state = _AFTER_OPEN
@@ -191,48 +161,112 @@ def parse_collection(
                 raise SGFError(f"{_where(name, data, here)}: ')' without a matching '('")
             current = open_trees.pop()
             state = _AFTER_CLOSE
-            if not open_trees:  # a game tree is complete: another may follow, or the end
-                tail = _skip_space(data, pos)
-                if tail >= end:
-                    break
-                if data[tail : tail + 1] != b"(":
-                    if warnings is not None:
-                        warnings.append(
-                            f"{_where(name, data, tail)}: ignored {end - tail:,} byte(s) after the last tree"
-                        )
-                    break
+            if not open_trees and _after_last_tree(data, pos, name, warnings):
+                break
         elif ident is not None:
             assert current is not None  # state _IN_NODE: a node is open
-            key = re.sub(rb"[a-z]", b"", ident).decode("ascii")
-            if not key:
-                raise SGFError(
-                    f"{_where(name, data, here)}: property name {ident.decode('ascii')!r} "
-                    "has no upper-case letter"
-                )
-            values: list[bytes] = []
-            while True:
-                opening = _TOKEN.match(data, pos)
-                if opening is None or opening.group(3) is None:
-                    break
-                value = _VALUE.match(data, opening.end())
-                if value is None:
-                    raise SGFError(
-                        f"{_where(name, data, opening.start(3))}: unterminated value of "
-                        f"property {key} (no closing ']')"
-                    )
-                values.append(value.group(1))
-                pos = value.end()
-            if not values:
-                raise SGFError(f"{_where(name, data, here)}: property {key} has no value '[...]'")
-            if key in current.properties:
-                current.properties[key].extend(values)
-                if warnings is not None:
-                    warnings.append(f"{_where(name, data, here)}: property {key} repeated in one node")
-            else:
-                current.properties[key] = values
+            pos = _read_property(data, pos, here, ident, current, name, warnings)
         else:  # a "[" with no property name before it
             raise SGFError(f"{_where(name, data, here)}: value '[' without a property name")
     return roots
+
+
+def _checked_input(data: bytes, name: str | None, max_bytes: int | None) -> bytes:
+    """``data`` as ``bytes``; :class:`SGFError` if it is not bytes, is too long or holds no ``(``."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise SGFError(f"{name or '<sgf>'}: expected bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise SGFError(
+            f"{name or '<sgf>'}: {len(data):,} bytes is over the size limit of {max_bytes:,} bytes "
+            "(pass max_bytes=None to read it anyway)"
+        )
+    if data.find(b"(") < 0:
+        raise SGFError(f"{name or '<sgf>'}: no game tree (no '(' in {len(data):,} bytes)")
+    return data
+
+
+def _check_end(data: bytes, pos: int, name: str | None, open_trees: int) -> None:
+    """:class:`SGFError` unless only whitespace is left at ``pos`` and every game tree is closed."""
+    pos = _skip_space(data, pos)
+    if pos < len(data):
+        raise SGFError(
+            f"{_where(name, data, pos)}: unexpected {_excerpt(data, pos)} "
+            "(expected '(', ')', ';', a property name or '[')"
+        )
+    if open_trees:
+        raise SGFError(
+            f"{_where(name, data, len(data))}: unexpected end of file, "
+            f"{open_trees} game tree(s) not closed with ')'"
+        )
+
+
+def _check_order(
+    state: int, token: bytes | None, ident: bytes | None, name: str | None, data: bytes, here: int
+) -> None:
+    """:class:`SGFError` for a token (at ``here``) that the previous one does not allow (``state``)."""
+    if state == _AFTER_OPEN and token != b";":
+        raise SGFError(f"{_where(name, data, here)}: expected ';' after '(' (a game tree starts with a node)")
+    if state == _AFTER_CLOSE and token not in (b"(", b")"):
+        what = "a node ';'" if token == b";" else "a property" if ident else "a value '['"
+        raise SGFError(
+            f"{_where(name, data, here)}: {what} after ')' (only '(' or ')' may follow a variation)"
+        )
+
+
+def _after_last_tree(data: bytes, pos: int, name: str | None, warnings: list[str] | None) -> bool:
+    """Whether the collection ends after the game tree closed at ``pos``: nothing follows, or
+    something other than another tree (noted in ``warnings``)."""
+    tail = _skip_space(data, pos)
+    if tail >= len(data):
+        return True
+    if data[tail : tail + 1] == b"(":
+        return False
+    if warnings is not None:
+        warnings.append(
+            f"{_where(name, data, tail)}: ignored {len(data) - tail:,} byte(s) after the last tree"
+        )
+    return True
+
+
+def _read_property(
+    data: bytes,
+    pos: int,
+    here: int,
+    ident: bytes,
+    node: Node,
+    name: str | None,
+    warnings: list[str] | None,
+) -> int:
+    """Read the values of property ``ident`` (at ``here``) from ``pos`` into ``node``; the position
+    after its last value."""
+    key = re.sub(rb"[a-z]", b"", ident).decode("ascii")
+    if not key:
+        raise SGFError(
+            f"{_where(name, data, here)}: property name {ident.decode('ascii')!r} has no upper-case letter"
+        )
+    values: list[bytes] = []
+    while True:
+        opening = _TOKEN.match(data, pos)
+        if opening is None or opening.group(3) is None:
+            break
+        value = _VALUE.match(data, opening.end())
+        if value is None:
+            raise SGFError(
+                f"{_where(name, data, opening.start(3))}: unterminated value of property {key} "
+                "(no closing ']')"
+            )
+        values.append(value.group(1))
+        pos = value.end()
+    if not values:
+        raise SGFError(f"{_where(name, data, here)}: property {key} has no value '[...]'")
+    if key in node.properties:
+        node.properties[key].extend(values)
+        if warnings is not None:
+            warnings.append(f"{_where(name, data, here)}: property {key} repeated in one node")
+    else:
+        node.properties[key] = values
+    return pos
 
 
 def decode_text(raw: bytes, encoding: str, *, simple: bool = False) -> str:

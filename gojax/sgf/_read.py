@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import dataclasses
 import math
 import re
 import typing
@@ -66,6 +67,49 @@ def check_encoding(encoding: str, name: str | None) -> str:
     return codec
 
 
+@dataclasses.dataclass
+class _Source:
+    """Where a game's properties are read from: the name, the lines and the text encoding of its
+    source, and what to do with a property the moves do not need that cannot be read."""
+
+    where: str  # the file name for messages
+    newlines: list[int]  # byte offsets of every ``\n`` in the source
+    encoding: str
+    strict: bool
+    warnings: list[str]  # extended with every property left out
+
+    def line(self, node: Node) -> int:
+        """The line of the source where ``node`` starts."""
+        return bisect.bisect_left(self.newlines, node.offset) + 1
+
+    def text(self, raw: bytes) -> str:
+        """A property value as text."""
+        return decode_text(raw, self.encoding)
+
+    def single(self, props: dict[str, list[bytes]], ident: str) -> str | None:
+        """The first value of ``ident`` as stripped text, ``None`` without it."""
+        return self.text(props[ident][0]).strip() if ident in props else None
+
+    def leave_out(self, message: str, instead: str) -> None:
+        """Raise ``message`` if strict, else warn that ``instead`` was done."""
+        if self.strict:
+            raise SGFError(f"{message} (strict=True; the default reading warns and goes on)")
+        message = f"{message}: {instead}"
+        self.warnings.append(message)
+        warn(message + "; strict=True refuses the record", SGFWarning, stacklevel=2)
+
+
+@dataclasses.dataclass
+class _MainLine:
+    """What the nodes of a game's main line hold: setup stones, moves and the player to move."""
+
+    setup: np.ndarray  # int8[N, N]
+    moves: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+    move_lines: list[int] = dataclasses.field(default_factory=list)
+    first_player: int | None = None  # from PL before the first move
+    variations: int = 0  # nodes beside the main line's
+
+
 def game_fields(
     root: Node,
     newlines: list[int],
@@ -91,153 +135,152 @@ def game_fields(
         :class:`SGFWarning` (and noted in ``warnings``).
     """
     where = name or "<sgf>"
-
-    def leave_out(message: str, instead: str) -> None:
-        """Raise ``message`` if strict, else warn that ``instead`` was done."""
-        if strict:
-            raise SGFError(f"{message} (strict=True; the default reading warns and goes on)")
-        message = f"{message}: {instead}"
-        warnings.append(message)
-        warn(message + "; strict=True refuses the record", SGFWarning, stacklevel=2)
-
-    def line(node: Node) -> int:
-        return bisect.bisect_left(newlines, node.offset) + 1
-
     props = root.properties
     if encoding is None:
-        encoding = "utf-8"
-        if "CA" in props:
-            charset = props["CA"][0].decode("ascii", errors="replace").strip()
-            encoding = _text_encoding(charset) or "utf-8"
-            if _text_encoding(charset) is None:
-                warnings.append(f"{where}: unknown character set CA[{charset}], read as UTF-8")
-
-    def text(raw: bytes) -> str:
-        return decode_text(raw, encoding)
-
-    def single(ident: str) -> str | None:
-        return text(props[ident][0]).strip() if ident in props else None
-
-    game = single("GM")
+        encoding = _declared_encoding(props, where, warnings)
+    source = _Source(where, newlines, encoding, strict, warnings)
+    game = source.single(props, "GM")
     if game is not None and game != "1":
-        raise SGFError(f"{where}: line {line(root)}: GM[{game}] is not a game of Go (GM[1])")
-    size = board_size(single("SZ"), where, line(root))
-
-    km = single("KM")
-    komi_recorded = None
-    if km is not None and km != "":
-        try:
-            komi_recorded = float(km.replace(",", "."))
-        except ValueError:
-            leave_out(
-                f"{where}: line {line(root)}: KM[{km}] is not a number", "left out (komi 0, as without KM)"
-            )
-        else:
-            if not math.isfinite(komi_recorded):
-                komi_recorded = None
-                leave_out(
-                    f"{where}: line {line(root)}: KM[{km}] is not a finite number",
-                    "left out (komi 0, as without KM)",
-                )
-    metadata: dict[str, str] = {}
-    ignored: Counter[str] = Counter()
-    for ident, values in props.items():
-        if ident in _STRUCTURAL:
-            continue
-        if len(values) == 1:
-            metadata[ident] = text(values[0])
-        else:
-            ignored[ident] += 1
+        raise SGFError(f"{where}: line {source.line(root)}: GM[{game}] is not a game of Go (GM[1])")
+    size = board_size(source.single(props, "SZ"), where, source.line(root))
+    komi_recorded = _recorded_komi(source, root)
+    metadata, ignored = _metadata(source, props)
     komi = 0.0 if komi_recorded is None else komi_recorded
     if use_fox_komi and komi_recorded is not None:
         komi = fox_komi(komi_recorded, metadata.get("RU"))
     if "HA" in metadata and _int_or_none(metadata["HA"]) is None:
         warnings.append(f"{where}: HA[{metadata['HA']}] is not a number")
     rules_ko, suicide = parse_rules_string(metadata.get("RU"))
-
-    setup = np.zeros((size, size), dtype=np.int8)
-    moves: list[tuple[int, int]] = []
-    move_lines: list[int] = []
-    first_player = None
-    variations = 0
-    node: Node | None = root
-    while node is not None:
-        node_props = node.properties
-        if node is not root:
-            for ident in node_props:
-                if ident not in _COLOUR and ident not in _SETUP and ident != "PL":
-                    ignored[ident] += 1
-        colours = [ident for ident in ("B", "W") if ident in node_props]
-        number = len(moves) + 1
-        if len(colours) == 2:
-            raise SGFError(f"{where}: move {number} (line {line(node)}): B and W in one node")
-        mixed = [ident for ident in _SETUP if ident in node_props]
-        if colours and mixed and not moves:
-            leave_out(
-                f"{where}: line {line(node)}: setup {'/'.join(mixed)} and move {colours[0]} in one node "
-                "(FF[4] keeps them apart)",
-                "read as the setup stones, then the move",
-            )
-        for ident in _SETUP:
-            if ident not in node_props:
-                continue
-            if moves:
-                raise SGFError(
-                    f"{where}: line {line(node)}: setup property {ident} after move {len(moves)} "
-                    "(gojax replays setup stones only before the first move)"
-                )
-            value = EMPTY if ident == "AE" else _COLOUR[ident[1]]
-            for raw in node_props[ident]:
-                for point in setup_points(raw, size, where, line(node), ident):
-                    setup.flat[point] = value
-        if "PL" in node_props and not moves:
-            player = text(node_props["PL"][0]).strip().upper()
-            if player in _COLOUR:
-                first_player = _COLOUR[player]
-            else:
-                leave_out(
-                    f"{where}: line {line(node)}: PL[{player}] is not B or W",
-                    "left out (the first move decides)",
-                )
-        if colours:
-            (ident,) = colours
-            values = node_props[ident]
-            if len(values) != 1:
-                raise SGFError(
-                    f"{where}: move {number} (line {line(node)}): {ident} has {len(values)} values"
-                )
-            action = move_action(values[0], size, where, f"move {number} (line {line(node)}): {ident}")
-            moves.append((_COLOUR[ident], action))
-            move_lines.append(line(node))
-        if len(node.children) > 1:
-            variations += len(node.children) - 1
-        node = node.children[0] if node.children else None
-
-    if moves:
-        first_player = moves[0][0]
-    max_moves = None
-    if len(moves) > 2 * size * size:
-        max_moves = min(len(moves), 32767)
+    main = _main_line(source, root, size, ignored)
+    moves = main.moves
     config = GoConfig(
         size=size,
         komi=komi,
         ko_rule=typing.cast(KoRule, ko_rule or rules_ko or "positional"),
         suicide=suicide if suicide is not None else False,
-        max_moves=max_moves,
+        max_moves=min(len(moves), 32767) if len(moves) > 2 * size * size else None,
     )
     return dict(
         config=config,
-        setup=setup,
+        setup=main.setup,
         moves=moves,
-        first_player=first_player or BLACK,
+        first_player=(moves[0][0] if moves else main.first_player) or BLACK,
         metadata=metadata,
         komi_recorded=komi_recorded,
         name=name,
-        variations=variations,
+        variations=main.variations,
         ignored=dict(ignored),
         warnings=warnings,
-        move_lines=move_lines,
+        move_lines=main.move_lines,
     )
+
+
+def _declared_encoding(props: dict[str, list[bytes]], where: str, warnings: list[str]) -> str:
+    """The text encoding a root's ``CA`` names, UTF-8 without one or for one that is unknown (noted)."""
+    if "CA" not in props:
+        return "utf-8"
+    charset = props["CA"][0].decode("ascii", errors="replace").strip()
+    encoding = _text_encoding(charset)
+    if encoding is None:
+        warnings.append(f"{where}: unknown character set CA[{charset}], read as UTF-8")
+    return encoding or "utf-8"
+
+
+def _recorded_komi(source: _Source, root: Node) -> float | None:
+    """The root's ``KM`` as a number, ``None`` without one or for one that is left out."""
+    km = source.single(root.properties, "KM")
+    if km is None or km == "":
+        return None
+    where = f"{source.where}: line {source.line(root)}: KM[{km}]"
+    try:
+        komi = float(km.replace(",", "."))
+    except ValueError:
+        source.leave_out(f"{where} is not a number", "left out (komi 0, as without KM)")
+        return None
+    if not math.isfinite(komi):
+        source.leave_out(f"{where} is not a finite number", "left out (komi 0, as without KM)")
+        return None
+    return komi
+
+
+def _metadata(source: _Source, props: dict[str, list[bytes]]) -> tuple[dict[str, str], Counter[str]]:
+    """The root's single-valued properties that are not fields, as text; the others, counted."""
+    metadata: dict[str, str] = {}
+    ignored: Counter[str] = Counter()
+    for ident, values in props.items():
+        if ident in _STRUCTURAL:
+            continue
+        if len(values) == 1:
+            metadata[ident] = source.text(values[0])
+        else:
+            ignored[ident] += 1
+    return metadata, ignored
+
+
+def _main_line(source: _Source, root: Node, size: int, ignored: Counter[str]) -> _MainLine:
+    """The setup stones, moves and first player of the main line from ``root``; the properties
+    of its other nodes that are not read are counted in ``ignored``."""
+    main = _MainLine(setup=np.zeros((size, size), dtype=np.int8))
+    node: Node | None = root
+    while node is not None:
+        props = node.properties
+        if node is not root:
+            for ident in props:
+                if ident not in _COLOUR and ident not in _SETUP and ident != "PL":
+                    ignored[ident] += 1
+        colours: list[str] = [ident for ident in ("B", "W") if ident in props]
+        if len(colours) == 2:
+            raise SGFError(
+                f"{source.where}: move {len(main.moves) + 1} (line {source.line(node)}): B and W in one node"
+            )
+        _read_setup(source, node, size, main, colours)
+        if colours:
+            _read_move(source, node, size, main, colours[0])
+        main.variations += max(len(node.children) - 1, 0)
+        node = node.children[0] if node.children else None
+    return main
+
+
+def _read_setup(source: _Source, node: Node, size: int, main: _MainLine, colours: list[str]) -> None:
+    """The setup stones (``AB``, ``AW``, ``AE``) and player to move (``PL``) of a node, into ``main``."""
+    props, where = node.properties, source.where
+    mixed = [ident for ident in _SETUP if ident in props]
+    if colours and mixed and not main.moves:
+        source.leave_out(
+            f"{where}: line {source.line(node)}: setup {'/'.join(mixed)} and move {colours[0]} in one node "
+            "(FF[4] keeps them apart)",
+            "read as the setup stones, then the move",
+        )
+    for ident in mixed:
+        if main.moves:
+            raise SGFError(
+                f"{where}: line {source.line(node)}: setup property {ident} after move {len(main.moves)} "
+                "(gojax replays setup stones only before the first move)"
+            )
+        value = EMPTY if ident == "AE" else _COLOUR[ident[1]]
+        for raw in props[ident]:
+            for point in setup_points(raw, size, where, source.line(node), ident):
+                main.setup.flat[point] = value
+    if "PL" in props and not main.moves:
+        player = source.text(props["PL"][0]).strip().upper()
+        if player in _COLOUR:
+            main.first_player = _COLOUR[player]
+        else:
+            source.leave_out(
+                f"{where}: line {source.line(node)}: PL[{player}] is not B or W",
+                "left out (the first move decides)",
+            )
+
+
+def _read_move(source: _Source, node: Node, size: int, main: _MainLine, ident: str) -> None:
+    """The move ``ident`` (``B`` or ``W``) of a node, appended to ``main``."""
+    values = node.properties[ident]
+    number, line = len(main.moves) + 1, source.line(node)
+    if len(values) != 1:
+        raise SGFError(f"{source.where}: move {number} (line {line}): {ident} has {len(values)} values")
+    action = move_action(values[0], size, source.where, f"move {number} (line {line}): {ident}")
+    main.moves.append((_COLOUR[ident], action))
+    main.move_lines.append(line)
 
 
 def _int_or_none(text: str) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Mapping
 from pathlib import Path
@@ -70,6 +71,36 @@ def _board_array(config: GoConfig, state) -> np.ndarray:
     return grid.astype(np.int8)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """Where things go in a picture of one board, in pixels."""
+
+    size: int
+    cell: float  # distance between grid lines
+    margin: float  # left of column 0
+    top: float  # above row 0
+    width: float
+    height: float
+
+    @property
+    def span(self) -> float:
+        """From the first grid line to the last."""
+        return self.cell * (self.size - 1)
+
+    @property
+    def font(self) -> float:
+        """The font size of coordinates and labels."""
+        return self.cell * 0.42
+
+    def x(self, col: int) -> float:
+        """The x coordinate of column ``col``."""
+        return self.margin + col * self.cell
+
+    def y(self, row: int) -> float:
+        """The y coordinate of row ``row``."""
+        return self.top + row * self.cell
+
+
 def board_svg(
     config: GoConfig,
     state,
@@ -113,32 +144,11 @@ def board_svg(
     """
     size = config.size
     grid = _board_array(config, state)
+    heat, pass_value = _heat_values(heatmap, size)
     margin, top = board_origin(cell, titled=bool(title), coordinates=coordinates)
-    span = cell * (size - 1)
-    width = span + 2 * margin
-    height = top + span + margin
-    font = cell * 0.42
-
-    def x(col: int) -> float:
-        return margin + col * cell
-
-    def y(row: int) -> float:
-        return top + row * cell
-
-    heat = None
-    pass_value = None
-    if heatmap is not None:
-        values = np.asarray(heatmap, dtype=np.float64)
-        if values.shape == (size * size + 1,):
-            pass_value = float(values[-1])
-            values = values[:-1]
-        if values.size != size * size or values.ndim not in (1, 2):
-            raise ValueError(
-                f"heatmap must be [{size}, {size}] or [{size * size + 1}]; got shape {np.shape(heatmap)}"
-            )
-        heat = values.reshape(size, size)
-        height += cell * 0.8 if pass_value is not None else 0.0
-
+    width = cell * (size - 1) + 2 * margin
+    height = top + cell * (size - 1) + margin + (cell * 0.8 if pass_value is not None else 0.0)
+    layout = _Layout(size, cell, margin, top, width, height)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="Helvetica, Arial, sans-serif">',
@@ -149,88 +159,164 @@ def board_svg(
             f'<text class="title" x="{width / 2:.1f}" y="{cell * 0.75:.1f}" text-anchor="middle" '
             f'font-size="{cell * 0.5:.1f}" fill="{INK}">{html.escape(title)}</text>'
         )
-    if heat is not None:
-        low, high, diverging = heat_scale(heat, heatmap_range)
-        for row in range(size):
-            for col in range(size):
-                value = heat[row, col]
-                if not np.isfinite(value) or value == 0:
-                    continue
-                fill = heat_colour(value, low, high, diverging)
-                out.append(
-                    f'<rect class="heat" x="{x(col) - cell / 2:.1f}" y="{y(row) - cell / 2:.1f}" '
-                    f'width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" '
-                    f'fill-opacity="0.85"><title>{heat_label(value)}</title></rect>'
-                )
-    path = "".join(f"M{x(0):.1f},{y(i):.1f}H{x(size - 1):.1f}" for i in range(size))
-    path += "".join(f"M{x(i):.1f},{y(0):.1f}V{y(size - 1):.1f}" for i in range(size))
-    out.append(f'<path class="grid" d="{path}" stroke="{INK}" stroke-width="1" fill="none"/>')
-    for row, col in star_points(size):
-        out.append(
-            f'<circle class="star" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{cell * 0.1:.1f}" fill="{INK}"/>'
-        )
+    shading = None if heat is None else (heat, heat_scale(heat, heatmap_range))
+    if shading is not None:
+        out += _heat_cells(layout, *shading)
+    out += _grid_lines(layout)
     if coordinates:
-        style = f'font-size="{font:.1f}" fill="{INK}" text-anchor="middle" dominant-baseline="central"'
-        for col in range(size):
-            for ypos in (top - cell * 0.8, top + span + cell * 0.8):
-                out.append(
-                    f'<text class="coord" x="{x(col):.1f}" y="{ypos:.1f}" {style}>{COLUMNS[col]}</text>'
-                )
-        for row in range(size):
-            for xpos in (margin - cell * 0.8, margin + span + cell * 0.8):
-                out.append(f'<text class="coord" x="{xpos:.1f}" y="{y(row):.1f}" {style}>{size - row}</text>')
-    radius = cell * 0.47
-    for point in np.flatnonzero(grid).tolist():
-        row, col = divmod(point, size)
-        colour = int(grid[row, col])
-        out.append(
-            f'<circle class="{STONE_CLASS[colour]}" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{radius:.1f}" '
-            f'fill="{STONE_FILL[colour]}" stroke="{INK}" stroke-width="0.8"/>'
-        )
-    labels: dict[int, str] = {}
-    if move_numbers is not None:
-        if isinstance(move_numbers, Mapping):
-            labels = {int(a): str(v) for a, v in move_numbers.items() if 0 <= int(a) < size * size}
-        else:
-            numbers = np.asarray(move_numbers)
-            if numbers.shape != (size, size):
-                raise ValueError(f"move_numbers must be [{size}, {size}]; got shape {numbers.shape}")
-            labels = {int(a): str(numbers.flat[a]) for a in np.flatnonzero(numbers)}
-    if heat is not None and heatmap_labels:
-        for point in np.flatnonzero(np.isfinite(heat.reshape(-1)) & (heat.reshape(-1) != 0)).tolist():
-            if grid.flat[point] == EMPTY and point not in labels:
-                row, col = divmod(point, size)
-                value = float(heat.flat[point])
-                ink = ink_on(heat_colour(value, low, high, diverging))
-                out.append(
-                    f'<text class="heat-label" x="{x(col):.1f}" y="{y(row):.1f}" '
-                    f'font-size="{font * 0.8:.1f}" text-anchor="middle" dominant-baseline="central" '
-                    f'fill="{ink}">{heat_label(value)}</text>'
-                )
-    for action, text in labels.items():
-        row, col = divmod(action, size)
-        colour = int(grid[row, col])
-        out.append(
-            f'<text class="move-number" x="{x(col):.1f}" y="{y(row):.1f}" font-size="{font:.1f}" '
-            f'text-anchor="middle" dominant-baseline="central" fill="{STONE_TEXT[colour]}">'
-            f"{html.escape(text)}</text>"
-        )
+        out += _coordinates(layout)
+    out += _stones(layout, grid)
+    labels = _move_labels(move_numbers, size)
+    if shading is not None and heatmap_labels:
+        out += _heat_labels(layout, grid, *shading, labels)
+    out += _label_texts(layout, grid, labels)
     mark = _last_move(state, last_move, size)
     if mark is not None and mark not in labels:
-        row, col = divmod(mark, size)
-        colour = int(grid[row, col])
-        ring = STONE_TEXT[colour] if colour != EMPTY else "#c0392b"
-        out.append(
-            f'<circle class="last-move" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{cell * 0.22:.1f}" '
-            f'fill="none" stroke="{ring}" stroke-width="{max(1.5, cell * 0.07):.1f}"/>'
-        )
+        out.append(_last_move_ring(layout, grid, mark))
     if pass_value is not None:
         out.append(
             f'<text class="pass-value" x="{width / 2:.1f}" y="{height - cell * 0.5:.1f}" '
-            f'text-anchor="middle" font-size="{font:.1f}" fill="{INK}">pass: {pass_value:.3g}</text>'
+            f'text-anchor="middle" font-size="{layout.font:.1f}" fill="{INK}">pass: {pass_value:.3g}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _heat_values(heatmap, size: int) -> tuple[np.ndarray | None, float | None]:
+    """``(float64[N, N] values, the pass value)`` of a heatmap (``None`` each where none is)."""
+    if heatmap is None:
+        return None, None
+    values = np.asarray(heatmap, dtype=np.float64)
+    pass_value = None
+    if values.shape == (size * size + 1,):
+        pass_value = float(values[-1])
+        values = values[:-1]
+    if values.size != size * size or values.ndim not in (1, 2):
+        raise ValueError(
+            f"heatmap must be [{size}, {size}] or [{size * size + 1}]; got shape {np.shape(heatmap)}"
+        )
+    return values.reshape(size, size), pass_value
+
+
+def _move_labels(move_numbers, size: int) -> dict[int, str]:
+    """Action -> label from an ``int[N, N]`` array of move numbers (0: none) or a mapping."""
+    if move_numbers is None:
+        return {}
+    if isinstance(move_numbers, Mapping):
+        return {int(a): str(v) for a, v in move_numbers.items() if 0 <= int(a) < size * size}
+    numbers = np.asarray(move_numbers)
+    if numbers.shape != (size, size):
+        raise ValueError(f"move_numbers must be [{size}, {size}]; got shape {numbers.shape}")
+    return {int(a): str(numbers.flat[a]) for a in np.flatnonzero(numbers)}
+
+
+def _heat_cells(layout: _Layout, heat: np.ndarray, scale: tuple[float, float, bool]) -> list[str]:
+    """A shaded square for every point with a finite, non-zero heat value."""
+    cell, out = layout.cell, []
+    for row in range(layout.size):
+        for col in range(layout.size):
+            value = heat[row, col]
+            if not np.isfinite(value) or value == 0:
+                continue
+            fill = heat_colour(value, *scale)
+            out.append(
+                f'<rect class="heat" x="{layout.x(col) - cell / 2:.1f}" y="{layout.y(row) - cell / 2:.1f}" '
+                f'width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" '
+                f'fill-opacity="0.85"><title>{heat_label(value)}</title></rect>'
+            )
+    return out
+
+
+def _grid_lines(layout: _Layout) -> list[str]:
+    """The grid lines and the star points."""
+    x, y, last = layout.x, layout.y, layout.size - 1
+    path = "".join(f"M{x(0):.1f},{y(i):.1f}H{x(last):.1f}" for i in range(layout.size))
+    path += "".join(f"M{x(i):.1f},{y(0):.1f}V{y(last):.1f}" for i in range(layout.size))
+    out = [f'<path class="grid" d="{path}" stroke="{INK}" stroke-width="1" fill="none"/>']
+    for row, col in star_points(layout.size):
+        out.append(
+            f'<circle class="star" cx="{x(col):.1f}" cy="{y(row):.1f}" r="{layout.cell * 0.1:.1f}" '
+            f'fill="{INK}"/>'
+        )
+    return out
+
+
+def _coordinates(layout: _Layout) -> list[str]:
+    """GTP coordinates on all four sides: columns above and below, rows left and right."""
+    size, cell, out = layout.size, layout.cell, []
+    style = f'font-size="{layout.font:.1f}" fill="{INK}" text-anchor="middle" dominant-baseline="central"'
+    for col in range(size):
+        for ypos in (layout.top - cell * 0.8, layout.top + layout.span + cell * 0.8):
+            out.append(
+                f'<text class="coord" x="{layout.x(col):.1f}" y="{ypos:.1f}" {style}>{COLUMNS[col]}</text>'
+            )
+    for row in range(size):
+        for xpos in (layout.margin - cell * 0.8, layout.margin + layout.span + cell * 0.8):
+            out.append(
+                f'<text class="coord" x="{xpos:.1f}" y="{layout.y(row):.1f}" {style}>{size - row}</text>'
+            )
+    return out
+
+
+def _stones(layout: _Layout, grid: np.ndarray) -> list[str]:
+    """A circle for every stone."""
+    radius, out = layout.cell * 0.47, []
+    for point in np.flatnonzero(grid).tolist():
+        row, col = divmod(point, layout.size)
+        colour = int(grid[row, col])
+        out.append(
+            f'<circle class="{STONE_CLASS[colour]}" cx="{layout.x(col):.1f}" cy="{layout.y(row):.1f}" '
+            f'r="{radius:.1f}" fill="{STONE_FILL[colour]}" stroke="{INK}" stroke-width="0.8"/>'
+        )
+    return out
+
+
+def _heat_labels(
+    layout: _Layout,
+    grid: np.ndarray,
+    heat: np.ndarray,
+    scale: tuple[float, float, bool],
+    labels: dict[int, str],
+) -> list[str]:
+    """The heat value written on every shaded empty point that has no label."""
+    flat, out = heat.reshape(-1), []
+    for point in np.flatnonzero(np.isfinite(flat) & (flat != 0)).tolist():
+        if grid.flat[point] == EMPTY and point not in labels:
+            row, col = divmod(point, layout.size)
+            value = float(heat.flat[point])
+            ink = ink_on(heat_colour(value, *scale))
+            out.append(
+                f'<text class="heat-label" x="{layout.x(col):.1f}" y="{layout.y(row):.1f}" '
+                f'font-size="{layout.font * 0.8:.1f}" text-anchor="middle" dominant-baseline="central" '
+                f'fill="{ink}">{heat_label(value)}</text>'
+            )
+    return out
+
+
+def _label_texts(layout: _Layout, grid: np.ndarray, labels: dict[int, str]) -> list[str]:
+    """Every label on its point, in the ink that reads on the stone there."""
+    out = []
+    for action, text in labels.items():
+        row, col = divmod(action, layout.size)
+        colour = int(grid[row, col])
+        out.append(
+            f'<text class="move-number" x="{layout.x(col):.1f}" y="{layout.y(row):.1f}" '
+            f'font-size="{layout.font:.1f}" text-anchor="middle" dominant-baseline="central" '
+            f'fill="{STONE_TEXT[colour]}">{html.escape(text)}</text>'
+        )
+    return out
+
+
+def _last_move_ring(layout: _Layout, grid: np.ndarray, mark: int) -> str:
+    """A ring on point ``mark``."""
+    row, col = divmod(mark, layout.size)
+    colour = int(grid[row, col])
+    ring = STONE_TEXT[colour] if colour != EMPTY else "#c0392b"
+    return (
+        f'<circle class="last-move" cx="{layout.x(col):.1f}" cy="{layout.y(row):.1f}" '
+        f'r="{layout.cell * 0.22:.1f}" fill="none" stroke="{ring}" '
+        f'stroke-width="{max(1.5, layout.cell * 0.07):.1f}"/>'
+    )
 
 
 def _last_move(state, last_move, size: int) -> int | None:

@@ -23,6 +23,8 @@ keys once the view has the focus.
 from __future__ import annotations
 
 import html
+import itertools
+import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,9 +40,7 @@ from gojax._host.diagram import render_board
 from gojax._host.grid import decode
 from gojax._host.vertices import vertex
 from gojax.sgf import GameRecord
-from gojax.svg._animate import animated_svg
-from gojax.svg._board import SvgBoard, board_svg
-from gojax.svg._html import game_html
+from gojax.svg._board import SvgBoard, board_origin, board_svg
 
 __all__ = ["GameView", "game_view"]
 
@@ -187,7 +187,7 @@ class GameView:
     # ----------------------------------------------------------------- HTML
     def to_html(self, element_id: str | None = None, interval_ms: int = 500) -> str:
         """The stepper as an HTML fragment (a ``div`` with the board, the controls and the script)."""
-        return game_html(self, element_id, interval_ms)
+        return _stepper_html(self, element_id, interval_ms)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -211,7 +211,7 @@ class GameView:
           seconds_per_move: time per frame.
           loop: start again after the last frame (else stop on it).
         """
-        return animated_svg(self, seconds_per_move, loop=loop)
+        return _animated_svg(self, seconds_per_move, loop=loop)
 
     def save_svg(self, path, seconds_per_move: float = 0.6, *, loop: bool = True) -> Path:
         """Writes :meth:`animated_svg` to ``path`` atomically."""
@@ -300,3 +300,207 @@ def _from_states(config: GoConfig, states, title, start, cell) -> GameView:
         start=start,
         cell=cell,
     )
+
+
+# --------------------------------------------------------------------------- the HTML stepper
+
+_CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+_COUNTER = itertools.count()
+
+
+def _stepper_html(view: GameView, element_id: str | None = None, interval_ms: int = 500) -> str:
+    """The stepper of ``view`` as an HTML fragment (a ``div`` with the board, the controls and the script)."""
+    uid = element_id or f"gojax-game-{next(_COUNTER)}-{time.monotonic_ns() % 10**8}"
+    start = view.start
+    # The static picture of the start frame; the script removes its stones and draws each frame's.
+    static = board_svg(
+        view.config,
+        view.boards[start],
+        last_move=int(view.last_moves[start]),
+        title=view.title,
+        cell=view.cell,
+    )
+    x0, y0 = board_origin(view.cell, titled=bool(view.title))
+    data: dict = {"size": view.config.size, "cell": view.cell, "x0": round(x0, 2), "y0": round(y0, 2)}
+    data.update(
+        boards=["".join(_CHARS[int(v)] for v in board.reshape(-1)) for board in view.boards],
+        last=[int(v) for v in view.last_moves],
+        labels=[view.label(t) for t in range(len(view))],
+        start=start,
+        interval=int(interval_ms),
+    )
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    frames = len(view) - 1
+    button = 'style="font:13px sans-serif;min-width:2.2em;margin-right:2px;padding:2px 6px;cursor:pointer"'
+    return (
+        f'<div class="gojax-game" id="{uid}" tabindex="0" '
+        'style="display:inline-block;outline:none;font:13px Helvetica,Arial,sans-serif">'
+        f'<div class="gv-board">{static}</div>'
+        '<div class="gv-controls" style="margin-top:4px;display:flex;align-items:center;gap:4px">'
+        f'<button class="gv-first" title="first" {button}>|&lt;</button>'
+        f'<button class="gv-prev" title="previous (left arrow)" {button}>&lt;</button>'
+        f'<button class="gv-play" title="play / pause" {button}>play</button>'
+        f'<button class="gv-next" title="next (right arrow)" {button}>&gt;</button>'
+        f'<button class="gv-last" title="last" {button}>&gt;|</button>'
+        f'<input class="gv-slider" type="range" min="0" max="{frames}" value="{start}" step="1" '
+        'style="flex:1;min-width:80px"/>'
+        "</div>"
+        f'<div class="gv-label" style="margin-top:2px">{html.escape(view.label(start))}</div>'
+        f'<script type="application/json" class="gv-data">{payload}</script>'
+        f"<script>{_SCRIPT.replace('__ID__', uid)}</script>"
+        "</div>"
+    )
+
+
+_SCRIPT = r"""
+(function () {
+  var root = document.getElementById("__ID__");
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = "1";
+  var data = JSON.parse(root.querySelector(".gv-data").textContent);
+  var svg = root.querySelector(".gv-board svg");
+  var slider = root.querySelector(".gv-slider");
+  var label = root.querySelector(".gv-label");
+  var play = root.querySelector(".gv-play");
+  var NS = "http://www.w3.org/2000/svg";
+  var n = data.size, cell = data.cell, timer = null, current = data.start;
+  svg.querySelectorAll(".stone, .last-move, .move-number").forEach(function (e) { e.remove(); });
+  var layer = document.createElementNS(NS, "g");
+  layer.setAttribute("class", "gv-stones");
+  svg.appendChild(layer);
+  function circle(cls, x, y, r, fill, stroke, width) {
+    var c = document.createElementNS(NS, "circle");
+    c.setAttribute("class", cls); c.setAttribute("cx", x.toFixed(1)); c.setAttribute("cy", y.toFixed(1));
+    c.setAttribute("r", r.toFixed(1)); c.setAttribute("fill", fill);
+    c.setAttribute("stroke", stroke); c.setAttribute("stroke-width", width);
+    layer.appendChild(c);
+  }
+  function show(t) {
+    t = Math.max(0, Math.min(data.boards.length - 1, t));
+    current = t;
+    while (layer.firstChild) layer.removeChild(layer.firstChild);
+    var board = data.boards[t];
+    for (var p = 0; p < n * n; p++) {
+      var ch = board.charAt(p);
+      if (ch === ".") continue;
+      var x = data.x0 + (p % n) * cell, y = data.y0 + Math.floor(p / n) * cell;
+      if (ch === "X") circle("stone black", x, y, cell * 0.47, "#111111", "#2b2b2b", 0.8);
+      else circle("stone white", x, y, cell * 0.47, "#f7f7f2", "#2b2b2b", 0.8);
+    }
+    var last = data.last[t];
+    if (last >= 0 && last < n * n) {
+      var ring = board.charAt(last) === "X" ? "#f7f7f2" : "#111111";
+      circle("last-move", data.x0 + (last % n) * cell, data.y0 + Math.floor(last / n) * cell,
+             cell * 0.22, "none", ring, Math.max(1.5, cell * 0.07).toFixed(1));
+    }
+    slider.value = t;
+    label.textContent = data.labels[t] + "  [" + t + "/" + (data.boards.length - 1) + "]";
+    root.dataset.frame = t;
+  }
+  function stop() { if (timer) { clearInterval(timer); timer = null; play.textContent = "play"; } }
+  function toggle() {
+    if (timer) { stop(); return; }
+    if (current >= data.boards.length - 1) show(0);
+    play.textContent = "pause";
+    timer = setInterval(function () {
+      if (current >= data.boards.length - 1) { stop(); return; }
+      show(current + 1);
+    }, data.interval);
+  }
+  root.querySelector(".gv-first").onclick = function () { stop(); show(0); };
+  root.querySelector(".gv-prev").onclick = function () { stop(); show(current - 1); };
+  root.querySelector(".gv-next").onclick = function () { stop(); show(current + 1); };
+  root.querySelector(".gv-last").onclick = function () { stop(); show(data.boards.length - 1); };
+  play.onclick = toggle;
+  slider.oninput = function () { stop(); show(parseInt(slider.value, 10)); };
+  root.addEventListener("keydown", function (e) {
+    if (e.key === "ArrowRight") { stop(); show(current + 1); e.preventDefault(); }
+    else if (e.key === "ArrowLeft") { stop(); show(current - 1); e.preventDefault(); }
+  });
+  root.gojaxShow = show;
+  show(current);
+})();
+"""
+
+
+# --------------------------------------------------------------------------- the animated SVG
+
+
+def _animated_svg(view: GameView, seconds_per_move: float = 0.6, *, loop: bool = True) -> str:
+    """The game of ``view`` as one animated SVG (SMIL: each stone shows from its move until captured).
+
+    Args:
+      seconds_per_move: time per frame.
+      loop: start again after the last frame (else stop on it).
+    """
+    if seconds_per_move <= 0:
+        raise ValueError(f"seconds_per_move must be positive, got {seconds_per_move!r}")
+    size, frames = view.config.size, len(view)
+    cell = view.cell
+    x0, y0 = (round(v, 2) for v in board_origin(cell, titled=True))
+    background = board_svg(  # an empty title row: each frame writes its caption there
+        view.config, np.zeros((size, size), np.int8), last_move=False, title="\u00a0", cell=cell
+    )
+    total = seconds_per_move * frames
+    repeat = 'repeatCount="indefinite"' if loop else 'fill="freeze"'
+
+    def visible_between(first: int, stop: int) -> str:
+        """A discrete visibility animation: shown in frames ``[first, stop)``."""
+        times, values = ["0"], ["hidden" if first > 0 else "visible"]
+        if first > 0:
+            times.append(f"{first / frames:.6f}")
+            values.append("visible")
+        if stop < frames:
+            times.append(f"{stop / frames:.6f}")
+            values.append("hidden")
+        return (
+            f'<animate attributeName="visibility" dur="{total:.3f}s" calcMode="discrete" '
+            f'keyTimes="{";".join(times)}" values="{";".join(values)}" {repeat}/>'
+        )
+
+    fill = {BLACK: "#111111", WHITE: "#f7f7f2"}
+    css = {BLACK: "stone black", WHITE: "stone white"}
+    parts = []
+    flat = view.boards.reshape(frames, -1)
+    for point in range(size * size):
+        row, col = divmod(point, size)
+        column = flat[:, point]
+        t = 0
+        while t < frames:  # runs of the same stone on this point
+            colour = int(column[t])
+            stop = t + 1
+            while stop < frames and column[stop] == colour:
+                stop += 1
+            if colour != EMPTY:
+                parts.append(
+                    f'<circle class="{css[colour]}" '
+                    f'cx="{x0 + col * cell:.1f}" cy="{y0 + row * cell:.1f}" '
+                    f'r="{cell * 0.47:.1f}" fill="{fill[colour]}" stroke="#2b2b2b" stroke-width="0.8" '
+                    f'visibility="hidden">{visible_between(t, stop)}</circle>'
+                )
+            t = stop
+    xs, ys, shown = [], [], []
+    for t in range(frames):
+        action = int(view.last_moves[t])
+        on_board = 0 <= action < size * size
+        row, col = divmod(action, size) if on_board else (0, 0)
+        xs.append(f"{x0 + col * cell:.1f}")
+        ys.append(f"{y0 + row * cell:.1f}")
+        shown.append("visible" if on_board else "hidden")
+    timing = f'dur="{total:.3f}s" calcMode="discrete" {repeat}'
+    parts.append(
+        f'<circle class="last-move" r="{cell * 0.22:.1f}" fill="none" stroke="#c0392b" '
+        f'stroke-width="{max(1.5, cell * 0.07):.1f}" cx="{xs[0]}" cy="{ys[0]}" visibility="hidden">'
+        f'<animate attributeName="cx" values="{";".join(xs)}" {timing}/>'
+        f'<animate attributeName="cy" values="{";".join(ys)}" {timing}/>'
+        f'<animate attributeName="visibility" values="{";".join(shown)}" {timing}/></circle>'
+    )
+    width = float(background.split('width="', 1)[1].split('"', 1)[0])
+    for t in range(frames):
+        caption = view.label(t) if view.title is None else f"{view.title} - {view.label(t)}"
+        parts.append(
+            f'<text class="frame-label" x="{width / 2:.1f}" y="{cell * 0.75:.1f}" text-anchor="middle" '
+            f'font-size="{cell * 0.5:.1f}" fill="#2b2b2b" visibility="hidden">{html.escape(caption)}'
+            f"{visible_between(t, t + 1)}</text>"
+        )
+    return background.replace("</svg>", "\n".join(parts) + "\n</svg>")

@@ -37,6 +37,7 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -67,16 +68,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         atomic_write(os.path.join(cfg.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=1))
     counters, budget = run.counters, cfg.minutes * 60.0
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
-    bar = None
-    if cfg.progress and primary:
-        tqdm = import_optional("tqdm.auto", feature="the progress bar of gojax-train", extra="alphazero").tqdm
-        bar = tqdm(
-            total=round(budget),
-            initial=min(round(counters.elapsed), round(budget)),
-            unit="s",
-            desc="training",
-            dynamic_ncols=True,
-        )
+    bar = _progress_bar(budget, counters.elapsed) if cfg.progress and primary else None
     last_save, last_eval = time.monotonic(), counters.elapsed
     sgf_count = 0
 
@@ -88,33 +80,11 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     while not done():
         row = run.iteration()
         if bar is not None:
-            bar.n = min(round(counters.elapsed), bar.total)
-            sp = max(counters.steady_selfplay_time, 1e-9)
-            bar.set_postfix(
-                loss=f"{row.get('loss', float('nan')):.3f}",
-                games=counters.games,
-                games_s=f"{counters.games / counters.elapsed:.2f}",
-                moves_s=f"{counters.steady_positions / sp:.0f}",
-                refresh=False,
-            )
-            bar.refresh()
+            _show_progress(bar, counters, row)
         due = cfg.eval_every > 0 and counters.elapsed - last_eval >= cfg.eval_every * 60
         if due and cfg.eval_games > 0 and single:
-            say = bar.write if bar is not None else print
-            say(
-                f"[{counters.elapsed / 60:.1f} min] evaluating: {cfg.eval_games} games against each of "
-                f"{', '.join(cfg.eval_opponents)} (not counted in the budget)"
-            )
-            results = run.evaluate(cfg.eval_games, cfg.eval_opponents)
+            sgf_count += _evaluate(run, title, sgf_count, bar.write if bar is not None else print)
             last_eval = counters.elapsed
-            text = ", ".join(f"{k} {r.score:.2f}" for k, r in results.items())
-            say(f"[{counters.elapsed / 60:.1f} min] scores (wins + draws/2): {text}")
-            plot_learning_curve(run.metrics.rows, os.path.join(cfg.run_dir, "learning_curve.png"), title)
-            if cfg.sgf_games:
-                paths = write_sgf_samples(
-                    run.rules, run.state.actor, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
-                )
-                sgf_count += len(paths)
         if time.monotonic() - last_save >= cfg.checkpoint_every * 60:
             run.save()
             last_save = time.monotonic()
@@ -124,6 +94,60 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     if not primary:
         run.close()
         return {}
+    summary = _finish(run, title, sgf_count, single)
+    run.close()
+    return summary
+
+
+def _progress_bar(budget: float, elapsed: float) -> Any:
+    """A tqdm bar of the seconds of the budget spent."""
+    tqdm = import_optional("tqdm.auto", feature="the progress bar of gojax-train", extra="alphazero").tqdm
+    return tqdm(
+        total=round(budget),
+        initial=min(round(elapsed), round(budget)),
+        unit="s",
+        desc="training",
+        dynamic_ncols=True,
+    )
+
+
+def _show_progress(bar: Any, counters: Counters, row: dict[str, Any]) -> None:
+    """The bar at the time spent, with the last loss and the games' and moves' rates."""
+    bar.n = min(round(counters.elapsed), bar.total)
+    sp = max(counters.steady_selfplay_time, 1e-9)
+    bar.set_postfix(
+        loss=f"{row.get('loss', float('nan')):.3f}",
+        games=counters.games,
+        games_s=f"{counters.games / counters.elapsed:.2f}",
+        moves_s=f"{counters.steady_positions / sp:.0f}",
+        refresh=False,
+    )
+    bar.refresh()
+
+
+def _evaluate(run: TrainingRun, title: str, sgf_count: int, say: Callable[[str], Any]) -> int:
+    """The evaluation games of an iteration, the learning curve and SGF samples; the samples written."""
+    cfg, counters = run.cfg, run.counters
+    say(
+        f"[{counters.elapsed / 60:.1f} min] evaluating: {cfg.eval_games} games against each of "
+        f"{', '.join(cfg.eval_opponents)} (not counted in the budget)"
+    )
+    results = run.evaluate(cfg.eval_games, cfg.eval_opponents)
+    text = ", ".join(f"{k} {r.score:.2f}" for k, r in results.items())
+    say(f"[{counters.elapsed / 60:.1f} min] scores (wins + draws/2): {text}")
+    plot_learning_curve(run.metrics.rows, os.path.join(cfg.run_dir, "learning_curve.png"), title)
+    if not cfg.sgf_games:
+        return 0
+    paths = write_sgf_samples(
+        run.rules, run.state.actor, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
+    )
+    return len(paths)
+
+
+def _finish(run: TrainingRun, title: str, sgf_count: int, single: bool) -> dict[str, Any]:
+    """The network saved, the final evaluation, the last SGF samples, the learning curve and
+    the summary (``summary.md``, ``summary.json``, printed); returns the summary."""
+    cfg, counters = run.cfg, run.counters
     network_dir = run.save_network()
     final = {}
     if cfg.final_eval_games > 0 and cfg.final_eval_opponents and single:
@@ -152,7 +176,6 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     atomic_write(os.path.join(cfg.run_dir, "summary.md"), text + "\n")
     atomic_write(os.path.join(cfg.run_dir, "summary.json"), to_json(summary))
     print(text)
-    run.close()
     return summary
 
 

@@ -142,8 +142,6 @@ class TrainingRun:
     """
 
     def __init__(self, cfg: TrainConfig, resume: bool):
-        from flax import nnx
-
         self.cfg = cfg
         self.mesh = az.make_mesh(cfg.devices)
         devices = self.mesh.devices.size
@@ -158,28 +156,8 @@ class TrainingRun:
         self.train_steps = cfg.train_steps or max(1, round(cfg.reuse * positions / self.train_batch))
         self.settings = cfg.selfplay_settings(observe)
         self.net_config = cfg.network_config()
-        key = jax.random.PRNGKey(cfg.seed)
-        key, init_key = jax.random.split(key)
-        seed = int(jax.random.randint(init_key, (), 0, 2**31 - 1))
-
-        def build():
-            return az.PolicyValueNet(self.net_config, cfg.size, channels, rngs=nnx.Rngs(seed))
-
-        # The initial weights in one compiled call (eager initialisers dispatch op by op: seconds).
-        self.graphdef, _ = az.split(nnx.eval_shape(build))
-        variables = jax.jit(lambda: az.split(build())[1])()
         optimizer = az.make_optimizer(cfg.optimizer_config())
-        replicated = az.replicate(
-            (
-                az.replay_init(cfg.replay_capacity, cfg.size, channels, np.dtype(cfg.replay_dtype)),
-                key,
-                optimizer.init(variables["params"]),
-                variables,
-            ),
-            self.mesh,
-        )
-        actor = az.shard_batch(az.selfplay_init(self.rules, self.batch), self.mesh)
-        self.state = RunState(actor, *replicated)
+        self.graphdef, self.state = self._initial_state(channels, optimizer)
         self.counters = Counters()
         self._warm = False  # the first iteration of a process compiles: left out of the steady rates
         os.makedirs(cfg.run_dir, exist_ok=True)
@@ -193,7 +171,50 @@ class TrainingRun:
         self.metrics = MetricsLog(
             os.path.join(cfg.run_dir, "metrics.csv"), rows, os.path.join(cfg.run_dir, "tb")
         )
+        self.play, self.learn = self._compiled_steps(optimizer)
+        search = cfg.eval_search_settings()
+        opponents = default_baselines(search.num_simulations, cfg.mc_playouts)
+        wanted = list(dict.fromkeys(cfg.eval_opponents + cfg.final_eval_opponents))
+        self.evaluator = Evaluator(
+            self.rules, self.graphdef, search, {k: opponents[k] for k in wanted}, observe=observe
+        )
 
+    def _initial_state(self, channels: int, optimizer: Any) -> tuple[Any, RunState]:
+        """``(graphdef, state)`` of a new run: the network's first weights, an empty replay buffer,
+        the optimizer's state and the self-play games, placed on the mesh."""
+        from flax import nnx
+
+        cfg = self.cfg
+        key = jax.random.PRNGKey(cfg.seed)
+        key, init_key = jax.random.split(key)
+        seed = int(jax.random.randint(init_key, (), 0, 2**31 - 1))
+
+        def build():
+            return az.PolicyValueNet(self.net_config, cfg.size, channels, rngs=nnx.Rngs(seed))
+
+        # The initial weights in one compiled call (eager initialisers dispatch op by op: seconds).
+        graphdef, _ = az.split(nnx.eval_shape(build))
+        variables = jax.jit(lambda: az.split(build())[1])()
+        replicated = az.replicate(
+            (
+                az.replay_init(cfg.replay_capacity, cfg.size, channels, np.dtype(cfg.replay_dtype)),
+                key,
+                optimizer.init(variables["params"]),
+                variables,
+            ),
+            self.mesh,
+        )
+        actor = az.shard_batch(az.selfplay_init(self.rules, self.batch), self.mesh)
+        return graphdef, RunState(actor, *replicated)
+
+    def _compiled_steps(self, optimizer: Any) -> tuple[Any, Any]:
+        """``(play, learn)``: one iteration's self-play and one optimizer step, jitted over the mesh.
+
+        ``play(variables, actor, buffer, key)`` is ``(actor, buffer, stats, ready positions)``;
+        ``learn(variables, opt_state, buffer, key)`` is :func:`gojax.alphazero.sample_and_train`'s
+        result. Both donate the state they replace.
+        """
+        cfg = self.cfg
         batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
         constrain = functools.partial(az.constrain_batch, mesh=self.mesh)
 
@@ -226,19 +247,14 @@ class TrainingRun:
                 batch_constraint=constrain,
             )
 
-        self.play = jax.jit(
+        compiled_play = jax.jit(
             play,
             in_shardings=(repl_s, batch_s, repl_s, repl_s),
             out_shardings=(batch_s, repl_s, repl_s, repl_s),
             donate_argnums=(1, 2),
         )
-        self.learn = jax.jit(learn, in_shardings=repl_s, out_shardings=repl_s, donate_argnums=(0, 1))
-        search = cfg.eval_search_settings()
-        opponents = default_baselines(search.num_simulations, cfg.mc_playouts)
-        wanted = list(dict.fromkeys(cfg.eval_opponents + cfg.final_eval_opponents))
-        self.evaluator = Evaluator(
-            self.rules, self.graphdef, search, {k: opponents[k] for k in wanted}, observe=observe
-        )
+        compiled_learn = jax.jit(learn, in_shardings=repl_s, out_shardings=repl_s, donate_argnums=(0, 1))
+        return compiled_play, compiled_learn
 
     def _log_resume(self, step: int) -> None:
         leaves = jax.tree.leaves(jax.device_get(self.state.variables["params"]))

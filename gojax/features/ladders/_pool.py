@@ -17,7 +17,7 @@ batch.
 A read is a *task* of a game: its kind, whether the side to move attacks,
 the first move (``"capture"`` reads) and a stone of the runner; the game's
 ko point binds the read's first move when the side to move makes it. See
-:mod:`gojax.features._ladder_read` for the chase itself.
+:mod:`gojax.features.ladders._read` for the chase itself.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 from gojax._core import loops
-from gojax.features import _ladder_read as _read
 from gojax.features import _native_calls
+from gojax.features.ladders import _read
 
 __all__ = ["SLOTS", "pooled_reads"]
 
@@ -80,7 +80,7 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
         return x[jnp.minimum(game, x.shape[0] - 1), jnp.minimum(task, x.shape[1] - 1)]
 
     def opening(game, task):
-        # The chases' bitboards are words first (uint32[W, SLOTS]): see _ladder_read.
+        # The chases' bitboards are words first (uint32[W, SLOTS]): see _read.
         a = jnp.where(per_task(mover_attacks, game, task) != 0, turn[game], 1 - turn[game])
         # The game's ko point binds the first mover if it is the side to move.
         attacker_first = per_task(mode, game, task) == _read.MODES.index("capture")
@@ -174,8 +174,8 @@ def pooled_reads(
 
     Args:
       size: ``N``.
-      mode: ``"capture"``, ``"extend"`` or ``"defend"`` (see :func:`gojax.features._ladder_read.read`)
-        for every read, or ``int32[T]`` each read's (:func:`gojax.features._ladder_read.mode_code`):
+      mode: ``"capture"``, ``"extend"`` or ``"defend"`` (see :func:`gojax.features.ladders._read.read`)
+        for every read, or ``int32[T]`` each read's (:func:`gojax.features.ladders._read.mode_code`):
         reads of several kinds share one pool.
       stones: ``uint32[2, W]`` the game's stones, black then white.
       atari: ``uint32[2, W]`` its stones whose chain has one liberty, by colour.

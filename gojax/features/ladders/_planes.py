@@ -2,7 +2,7 @@
 
 A *ladder* is the forced chase of a chain (the *runner*) that the attacker
 keeps in atari move after move. Each read plays the chase out on the stones'
-bitboards with :mod:`gojax.features._ladder_read` (no ``gojax.step``): the
+bitboards with :mod:`gojax.features.ladders._read` (no ``gojax.step``): the
 runner in atari extends, or captures an adjacent attacker chain in atari (a
 move of the ladder like any other: if the attacker then captures the runner
 anyway, the ladder works); the attacker tries the atari on each of the
@@ -32,7 +32,7 @@ liberty (known from :func:`gojax.features.move_outcomes`), and a capture
 attempt where the runner's extension would have 3+ liberties even ignoring
 captures (then it is out whatever happens). The reads left are pooled with
 those of the other games of a ``vmap`` batch and run a chunk at a time
-(:mod:`gojax.features._ladder_pool`), so the result is exact however many
+(:mod:`gojax.features.ladders._pool`), so the result is exact however many
 candidates there are; a read runs at most ``2 N + 1`` rounds of a few
 bitboard flood fills each. ``chunk`` is accepted (for compatibility) and does
 not change anything.
@@ -47,9 +47,8 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks, _chains, _outcomes
-from gojax.features import _ladder_pool as _pool
-from gojax.features import _ladder_read as _read
+from gojax.features import _blocks, _chains
+from gojax.features.ladders import _pool, _read
 
 __all__ = ["ladder_capture", "ladder_capture_plane", "ladder_escape", "ladder_escape_plane"]
 
@@ -234,7 +233,7 @@ def _capture_candidates(config, analysis, runner=None):
     """``bool[4, P]``: the capture reads worth making.
 
     ``runner``: ``int32[P]``, the ``(_OPPONENT, False)`` table of
-    :func:`gojax.features._outcomes._liberties_after`, if already computed.
+    :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     points = config.num_points
     candidates = _candidates(config, analysis, _chains._OPPONENT, 2)
@@ -245,7 +244,7 @@ def _capture_candidates(config, analysis, runner=None):
     # q, per candidate: the chain's two liberties sum to p + q.
     other = analysis.beside(analysis.stone_sums, config.size) - jnp.arange(points, dtype=jnp.int32)
     if runner is None:
-        runner = _outcomes._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
+        runner = _chains._liberties_after(config, analysis, ((_chains._OPPONENT, False),))[0]
     at_most = runner[jnp.clip(other, 0, points - 1)] - 1
     return candidates & (at_most <= 2)
 
@@ -262,7 +261,7 @@ def _escape_candidates(config, analysis, after=None):
     # The read starts with the extension on the liberty, whose result is already known
     # exactly: 3 or more liberties escape, 0 or 1 do not; only 2 needs the chase.
     if after is None:
-        after = _outcomes._move_outcomes_of(config, analysis).liberties_after
+        after = _chains._move_outcomes_of(config, analysis).liberties_after
     after = after.reshape(points)
     escaped = jnp.any(candidates & (after >= 3), axis=0).reshape(config.size, config.size)
     return candidates & (after == 2), escaped
@@ -283,12 +282,12 @@ def _escape_plane(config, state, analysis, legal, chunk):
     return chased | (escaped & legal)
 
 
-def _planes(config, state, analysis, legal, liberties_after=None, runner_liberties=None):
+def _both_planes(config, state, analysis, legal, liberties_after=None, runner_liberties=None):
     """Both planes, ``(capture, escape)`` (``bool[N, N]`` each), their reads in one pool.
 
     ``liberties_after`` (the mover's, with captures) and ``runner_liberties``
     (the opponent's, without): ``int32[P]`` tables of
-    :func:`gojax.features._outcomes._liberties_after`, if already computed.
+    :func:`gojax.features._chains._liberties_after`, if already computed.
     """
     capture = _capture_candidates(config, analysis, runner_liberties)
     to_read, escaped = _escape_candidates(config, analysis, liberties_after)

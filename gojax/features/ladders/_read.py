@@ -37,7 +37,7 @@ atari allowed only its extension (the AlphaGo escape plane), ``"defend"``
 with the runner in atari and all its options (KataGo's 1-liberty ladders).
 
 Shapes: every bitboard is ``uint32[W, ...]``, the words first
-(:mod:`gojax.features._ladder_words`), and every other value has the
+(:class:`gojax._core.bitboard.WordsFirst`), and every other value has the
 trailing shape ``[...]``: one chase with none, a batch of chases (the pool's
 slots) with trailing axes. The two options of a move are read side by side
 on one more axis, so nothing here is ``vmap``-ed.
@@ -51,7 +51,7 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import loops
-from gojax.features import _ladder_words as bits
+from gojax._core.bitboard import WordsFirst as bits
 
 __all__ = [
     "CAPTURED",

@@ -1,23 +1,23 @@
 """KataGo's ladder features of one board (``iterLadders``), for :mod:`gojax.features._katago`.
 
 Every chain of either colour with 1 or 2 liberties is read with the search of
-:mod:`gojax.features._ladder`:
+:mod:`gojax.features.ladders._planes`:
 
 * 1 liberty: the chain's owner moves first. It is *ladderable* unless it
   escapes, by extending or by capturing an adjacent attacker chain in atari
-  (``_ladder._escape_read`` with all the runner's options; a capture after
+  (``_planes._escape_read`` with all the runner's options; a capture after
   which the attacker still catches the runner is no escape).
 * 2 liberties: the attacker moves first. It is ladderable when the atari on
-  either liberty wins (``_ladder._capture_read``, as
+  either liberty wins (``_planes._capture_read``, as
   :func:`gojax.features.ladder_capture`); those ataris on the opponent's
   chains are the mover's ladder-starting moves.
 
-Reads whose answer is known are skipped, as in :mod:`gojax.features._ladder`:
+Reads whose answer is known are skipped, as in :mod:`gojax.features.ladders._planes`:
 an extension to 3+ liberties escapes, one to at most 1 with no capture to
 try is caught, and an atari
 whose other liberty leaves the runner 3+ liberties even ignoring captures
 fails. The rest are pooled with the other games' reads under ``vmap``
-(:mod:`gojax.features._ladder_pool`).
+(:mod:`gojax.features.ladders._pool`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core.atari import with_atari_liberty
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _chains, _ladder, _native_calls, _outcomes
-from gojax.features import _ladder_pool as _pool
-from gojax.features import _ladder_read as _read
+from gojax.features import _chains, _native_calls
+from gojax.features.ladders import _planes, _pool, _read
 
 __all__ = ["board_tables", "ko_after", "ladders"]
 
@@ -57,7 +56,7 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     libs = analysis.chain_liberties[:points]  # by label
     root = (colours != _chains._EMPTY) & (labels == jnp.arange(points))
     mover_chain = colours == _chains._MOVER  # read at roots
-    low, high = _ladder._liberty_ends(analysis, points)
+    low, high = _planes._liberty_ends(analysis, points)
     low, high = low[:points], high[:points]
 
     # Liberties after the chain's owner plays at each point (int32[2, P]: mover's, opponent's),
@@ -65,7 +64,7 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     variants = [
         (colour, captures) for captures in (True, False) for colour in (_chains._MOVER, _chains._OPPONENT)
     ]
-    tables = _outcomes._liberties_after(config, analysis, tuple(variants))
+    tables = _chains._liberties_after(config, analysis, tuple(variants))
 
     def for_owner(table, at):
         # One gather from both colours' rows (the owner's row picked by the index).
@@ -88,7 +87,7 @@ def ladders(config: GoConfig, state: GoState, analysis: _chains._Analysis):
     at_ko = mover_chain & (low == state.ko_point.astype(jnp.int32))
     to_escape = one & (((extended < 3) & (counter | (extended == 2))) | (at_ko & ~caught_now))
     # Two liberties: an atari on one liberty cannot work when the extension on the
-    # other keeps 3+ liberties even ignoring captures (see _ladder._capture_plane).
+    # other keeps 3+ liberties even ignoring captures (see _planes._capture_plane).
     two = root & (libs == 2)
     plain = tables[2:]
     to_capture = jnp.concatenate(
@@ -140,7 +139,7 @@ def board_tables(config: GoConfig, state: GoState, ladder_moves=True):
         analysis = _chains._analyse(config, state)
         stones, moves = ladders(config, state, analysis)
         liberties = _chains._chains_of(config, analysis).liberties
-        return stones, moves, liberties, _outcomes._not_suicide(config, analysis)
+        return stones, moves, liberties, _chains._not_suicide(config, analysis)
 
     def native():
         rows = _native_calls.katago_tables(config, state, ladder_moves).reshape(-1, size, size)
