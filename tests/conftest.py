@@ -90,7 +90,9 @@ JAX_CACHE_MIN_COMPILE_SECONDS = "0.3"
 
 
 def pytest_configure(config):
-    """Points every test process at one JAX compilation cache (see the module docstring)."""
+    """Registers the tiers (:data:`TIERS`); points every test process at one JAX compilation cache."""
+    for tier, text in TIER_MARKERS.items():
+        config.addinivalue_line("markers", f"{tier}: {text}")
     cache = getattr(config, "cache", None)
     if cache is None or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
         return
@@ -133,6 +135,13 @@ TIERS = {
 """The suite's tiers by test file; every other file is ``unit``. ``reference``: the differential tests
 against other engines, real game records and the native kernels' reference; ``integration``: processes,
 notebooks, matches, training runs, stress runs (``pytest -m unit`` is the quick local loop)."""
+
+
+TIER_MARKERS = {
+    "unit": "fast tests of one module or concept (the default tier; pytest -m unit)",
+    "reference": "differential tests against other engines, real game records, the native kernels' reference",
+    "integration": "tests that start processes, run notebooks, matches, training or stress runs",
+}
 
 
 def pytest_collection_modifyitems(config, items):
