@@ -20,8 +20,8 @@ from conftest import ref_neighbours
 
 import gojax
 from gojax._core import bitboard as bb
+from gojax._core.bitboard import WordTuples as words
 from gojax.playouts import _heavy, _light
-from gojax.playouts import _words as words
 from gojax.search import TreeSearchSettings
 from gojax.search._leaves import evaluate_leaves
 

@@ -25,9 +25,9 @@ import pytest
 
 import gojax
 from gojax._core import bitboard as bb
+from gojax._core.bitboard import WordTuples as words
 from gojax.players import own_eyes
 from gojax.playouts import _heavy, _light, _light_loop
-from gojax.playouts import _words as words
 
 
 def _side_by_side(config: gojax.GoConfig, games: int, moves: int, seed: int):

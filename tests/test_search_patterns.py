@@ -17,8 +17,8 @@ import pytest
 from conftest import random_boards
 
 from gojax._core import bitboard as bb
+from gojax._core.bitboard import WordTuples as words
 from gojax.playouts import _patterns
-from gojax.playouts import _words as words
 
 _TRANSFORMS = [(a, b, c, d) for a, b, c, d in ((1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0))]
 _TRANSFORMS += [(a, b, -c, -d) for a, b, c, d in _TRANSFORMS]  # the reflections

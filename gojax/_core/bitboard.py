@@ -9,7 +9,7 @@ and by ``N`` bits (rows above and below). Packing rows end to end, instead of
 one word per row, puts a 9x9 board in 3 words instead of 9 and a 19x19 board
 in 12 instead of 19, so every word operation touches fewer elements.
 
-The same bit strings come in two layouts, one section of this module each:
+The same bit strings come in three layouts, one section of this module each:
 
 * **Words last**, ``uint32[..., W]``: the module's functions. A board's words
   are the last axis, with any leading axes (several boards processed
@@ -20,6 +20,9 @@ The same bit strings come in two layouts, one section of this module each:
   operations for computations batched along trailing axes (the ladder
   reads); ``from gojax._core.bitboard import WordsFirst as bits``, then
   ``bits.count(x)``. With no trailing axes both layouts are the same array.
+* **Words as a tuple**, :data:`Words`: :class:`WordTuples`, a board as the
+  tuple of its ``W`` word arrays, each of any shape: every operation is
+  elementwise over games (the light playout kernel; the flood fill's loop).
 
 A layout is a section: a class of the operations under the same names,
 beside the functions of the words-last layout and the masks they share.
@@ -31,7 +34,7 @@ states outside ``jit``: diagrams, SGF, GTP, the invariant checker.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import jax
@@ -42,6 +45,8 @@ from gojax._core import loops
 from gojax._core.stored import stored
 
 __all__ = [
+    "WordTuples",
+    "Words",
     "WordsFirst",
     "any_set",
     "board_mask",
@@ -245,14 +250,14 @@ def flood_fill(
     # The loop carries the W words as W separate arrays: every operation of a
     # round is then elementwise over the leading (batch, region) axes, which
     # XLA vectorises on a CPU, unlike shifts along a short last axis.
-    allowed = _words(jnp.broadcast_to(mask, shape))
-    free_words = None if free is None else _words(jnp.broadcast_to(free, shape))
+    allowed = WordTuples.words(jnp.broadcast_to(mask, shape))
+    free_words = None if free is None else WordTuples.words(jnp.broadcast_to(free, shape))
 
     def body(carry: tuple[tuple[jax.Array, ...], jax.Array]) -> tuple[tuple[jax.Array, ...], jax.Array]:
         region, _ = carry
         needs: jax.Array | bool = True
         for _ in range(_ROUNDS_UNSTACKED):
-            around = _neighbour_words(region, size)
+            around = WordTuples.neighbours(region, size)
             grown = tuple((r | a) & m for r, a, m in zip(region, around, allowed, strict=True))
             if free_words is not None:
                 # The liberty test reads the neighbours the growth computed
@@ -270,7 +275,7 @@ def flood_fill(
         # region anywhere needs to grow.
         return region, jnp.any(changed & needs)
 
-    start = tuple(_words(jnp.broadcast_to(seed, shape) & jnp.broadcast_to(mask, shape)))
+    start = WordTuples.words(jnp.broadcast_to(seed, shape) & jnp.broadcast_to(mask, shape))
     region, _ = loops.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))
     return jnp.stack(region, axis=-1)
 
@@ -294,28 +299,6 @@ def _flood_fill_stacked(
 
     start = jnp.broadcast_to(seed, shape) & mask
     return loops.while_loop(lambda carry: carry[1], body, (start, jnp.bool_(True)))[0]
-
-
-def _words(x: jax.Array) -> list[jax.Array]:
-    """The words of ``uint32[..., W]`` as ``W`` arrays ``uint32[...]``."""
-    return [x[..., w] for w in range(x.shape[-1])]
-
-
-def _neighbour_words(words: Sequence[jax.Array], size: int) -> tuple[jax.Array, ...]:
-    """:func:`neighbours` on a board given as its list of words."""
-    board, has_left, has_right = _masks(size)
-    last = len(words) - 1
-    out = []
-    for w, word in enumerate(words):
-        # Bits carried in from the word below (lower indices) and above.
-        lower = words[w - 1] if w > 0 else None
-        higher = words[w + 1] if w < last else None
-        right = word << 1 if lower is None else (word << 1) | (lower >> (WORD_BITS - 1))
-        left = word >> 1 if higher is None else (word >> 1) | (higher << (WORD_BITS - 1))
-        below = word << size if lower is None else (word << size) | (lower >> (WORD_BITS - size))
-        above = word >> size if higher is None else (word >> size) | (higher << (WORD_BITS - size))
-        out.append(((right & has_left[w]) | (left & has_right[w]) | below | above) & board[w])
-    return tuple(out)
 
 
 def union(sets: jax.Array) -> jax.Array:
@@ -492,3 +475,171 @@ class WordsFirst:
             bit = jax.lax.population_count((word & (~word + jnp.uint32(1))) - jnp.uint32(1)).astype(jnp.int32)
             found = jnp.where(word != 0, w * WORD_BITS + bit, found)
         return found
+
+
+# --------------------------------------------------------------------------- words as a tuple
+
+Words = tuple[jax.Array, ...]
+"""A bitboard as the tuple of its ``W`` words: ``W`` ``uint32`` arrays of one shape (:class:`WordTuples`)."""
+
+
+@functools.cache
+def _tuple_constants(size: int) -> dict[str, tuple]:
+    """Per-word constants (Python ints): board, has-left, has-right and inner masks, index planes."""
+    board, has_left, has_right = (
+        from_grid_np(np.asarray(mask).reshape(size, size), size)
+        for mask in (
+            np.ones(size * size, bool),
+            np.arange(size * size) % size > 0,
+            np.arange(size * size) % size < size - 1,
+        )
+    )
+    inner = np.zeros((size, size), bool)
+    inner[1:-1, 1:-1] = True
+    planes = index_planes(size)  # [L, W]
+    return {
+        "board": tuple(int(v) for v in board),
+        "left": tuple(int(v) for v in has_left),
+        "right": tuple(int(v) for v in has_right),
+        "inner": tuple(int(v) for v in from_grid_np(inner, size)),
+        "planes": tuple(tuple(int(v) for v in plane) for plane in planes),
+    }
+
+
+class WordTuples:
+    """Bitboards as tuples of words (:data:`Words`), for the light playout kernel.
+
+    A bitboard of ``W`` words is kept as the tuple of its words, each an
+    array of any shape (``[]`` for one game, ``[B]`` or ``[B, K]`` for a
+    batch): every operation, the neighbour shifts included, is then
+    elementwise over games, which a CPU vectorises, instead of shuffling a
+    short last axis of ``W`` words. Same bit order as the words-last
+    functions; the flood fill of :func:`flood_fill` runs on this layout too.
+
+    A namespace of static functions (no instances). Shapes: ``N`` board
+    side, ``P = N * N``, ``W`` words, ``L = ceil(log2 P)`` liberty planes.
+    """
+
+    constants = staticmethod(_tuple_constants)
+
+    @staticmethod
+    def words(x: jax.Array) -> Words:
+        """``uint32[..., W]`` as :data:`Words`."""
+        return tuple(x[..., w] for w in range(x.shape[-1]))
+
+    @staticmethod
+    def stacked(x: Words) -> jax.Array:
+        """:data:`Words` as ``uint32[..., W]``."""
+        return jnp.stack(x, axis=-1)
+
+    @staticmethod
+    def u32(value: int) -> jax.Array:
+        """A ``uint32`` constant."""
+        return jnp.uint32(value)
+
+    @staticmethod
+    def _move(x: Words, offset: int) -> Words:
+        """``out[p] = x[p + offset]`` on the bit string (zero past either end), ``|offset| < 32``."""
+        last, out = len(x) - 1, []
+        for w, word in enumerate(x):
+            if offset > 0:
+                part = word >> offset
+                out.append(part if w == last else part | (x[w + 1] << (WORD_BITS - offset)))
+            else:
+                part = word << -offset
+                out.append(part if w == 0 else part | (x[w - 1] >> (WORD_BITS + offset)))
+        return tuple(out)
+
+    @staticmethod
+    def shift(x: Words, rows: int, cols: int, size: int) -> Words:
+        """``out[r, c] = x[r + rows, c + cols]``, zero where that point is off the board."""
+        c = WordTuples.constants(size)
+        keep = c["right"] if cols == 1 else c["left"] if cols == -1 else c["board"]
+        return tuple(
+            word & WordTuples.u32(k & b)
+            for word, k, b in zip(WordTuples._move(x, rows * size + cols), keep, c["board"], strict=True)
+        )
+
+    @staticmethod
+    def neighbours(x: Words, size: int) -> Words:
+        """The points orthogonally next to a point of ``x``."""
+        c = WordTuples.constants(size)
+        right, left = WordTuples._move(x, -1), WordTuples._move(x, 1)
+        below, above = WordTuples._move(x, -size), WordTuples._move(x, size)
+        return tuple(
+            ((r & WordTuples.u32(hl)) | (lt & WordTuples.u32(hr)) | bl | ab) & WordTuples.u32(b)
+            for r, lt, bl, ab, hl, hr, b in zip(
+                right, left, below, above, c["left"], c["right"], c["board"], strict=True
+            )
+        )
+
+    @staticmethod
+    def op(f: Callable[..., jax.Array], *xs: Words) -> Words:
+        """``f`` applied word by word to the :data:`Words` ``xs``."""
+        return tuple(f(*ws) for ws in zip(*xs, strict=True))
+
+    @staticmethod
+    def two_of_four(a: jax.Array, b: jax.Array, c: jax.Array, d: jax.Array) -> jax.Array:
+        """The bits set in at least two of the four words (one word of each :data:`Words`)."""
+        return (a & (b | c | d)) | (b & (c | d)) | (c & d)
+
+    @staticmethod
+    def count(x: Words) -> jax.Array:
+        """``int32[...]``: set points."""
+        return functools.reduce(jnp.add, [jax.lax.population_count(word).astype(jnp.int32) for word in x])
+
+    @staticmethod
+    def any_set(x: Words) -> jax.Array:
+        """``bool[...]``: whether any point is set."""
+        return functools.reduce(jnp.bitwise_or, x) != 0
+
+    @staticmethod
+    def point_bits(point: jax.Array, size: int) -> Words:
+        """The bit of ``point`` (none for a point outside ``[0, P)``), shaped like ``point``."""
+        inside = (point >= 0) & (point < size * size)
+        bit = jnp.left_shift(jnp.uint32(1), (point & (WORD_BITS - 1)).astype(jnp.uint32))
+        return tuple(
+            jnp.where(inside & ((point >> 5) == w), bit, jnp.uint32(0)) for w in range(num_words(size))
+        )
+
+    @staticmethod
+    def lowest_point(x: Words) -> jax.Array:
+        """``int32[...]``: the first set point, or -1."""
+        found = jnp.full(x[0].shape, -1, jnp.int32)
+        for w in reversed(range(len(x))):
+            low = jax.lax.population_count((x[w] & (~x[w] + jnp.uint32(1))) - jnp.uint32(1)).astype(jnp.int32)
+            found = jnp.where(x[w] != 0, w * WORD_BITS + low, found)
+        return found
+
+    @staticmethod
+    def select_rank(x: Words, rank: jax.Array) -> jax.Array:
+        """``int32[...]``: the ``rank``-th set point of ``x`` (from 0); ``rank`` below ``count(x)``."""
+        chosen, word = jnp.zeros_like(rank), jnp.zeros_like(x[0])
+        before = jnp.zeros_like(rank)
+        for w, part in enumerate(x):
+            here = jax.lax.population_count(part).astype(jnp.int32)
+            inside = (rank >= before) & (rank < before + here)
+            chosen = jnp.where(inside, w * WORD_BITS, chosen)
+            word = jnp.where(inside, part, word)
+            rank = jnp.where(inside, rank - before, rank)
+            before = jnp.where(inside, jnp.int32(1 << 30), before + here)
+        for width in (16, 8, 4, 2, 1):  # binary search for the bit inside the word
+            low = jax.lax.population_count(word & jnp.uint32((1 << width) - 1)).astype(jnp.int32)
+            upper = rank >= low
+            chosen = jnp.where(upper, chosen + width, chosen)
+            rank = jnp.where(upper, rank - low, rank)
+            word = jnp.where(upper, word >> width, word)
+        return chosen
+
+    @staticmethod
+    def label_match(labels: Words, atari: Words, target: jax.Array, size: int) -> Words:
+        """The chains of ``atari`` whose liberty is ``target`` (-1: none), from their labels ``[..., L]``."""
+        levels = len(WordTuples.constants(size)["planes"])
+        out = []
+        for lab, ata in zip(labels, atari, strict=True):
+            found = ata
+            for b in range(levels):
+                bit = ((jnp.maximum(target, 0) >> b) & 1) == 1
+                found = found & jnp.where(bit, lab[..., b], ~lab[..., b])
+            out.append(jnp.where(target >= 0, found, jnp.uint32(0)))
+        return tuple(out)

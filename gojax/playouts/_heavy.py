@@ -45,7 +45,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax.playouts import _words as w
+from gojax._core.bitboard import Words
+from gojax._core.bitboard import WordTuples as w
 from gojax.playouts._light import LightState, _mine, _pick, light_moves
 from gojax.playouts._patterns import pattern_points
 
@@ -56,7 +57,7 @@ _REACH = 2  # steps along a chain in atari from the last move's neighbourhood
 
 
 class HeavyTiers(NamedTuple):
-    """The move sets of :func:`heavy_move`, best first, each :data:`~gojax.playouts._words.Words`.
+    """The move sets of :func:`heavy_move`, best first, each :data:`~gojax._core.bitboard.Words`.
 
     Attributes:
       answer: captures and escapes of the chains in atari next to the last move.
@@ -66,21 +67,21 @@ class HeavyTiers(NamedTuple):
       playable: the playable points.
     """
 
-    answer: w.Words
-    pattern: w.Words
-    urgent: w.Words
-    quiet: w.Words
-    playable: w.Words
+    answer: Words
+    pattern: Words
+    urgent: Words
+    quiet: Words
+    playable: Words
 
 
-def _around(point: jax.Array, size: int) -> w.Words:
+def _around(point: jax.Array, size: int) -> Words:
     """The 3x3 neighbourhood of ``point`` (``int32[]``; none for -1 or ``P``), diagonals included."""
     bit = w.point_bits(point, size)
     row = w.op(lambda a, b, c: a | b | c, bit, w.shift(bit, 0, 1, size), w.shift(bit, 0, -1, size))
     return w.op(lambda a, b, c: a | b | c, row, w.shift(row, 1, 0, size), w.shift(row, -1, 0, size))
 
 
-def _grown(seeds: w.Words, inside: w.Words, size: int) -> w.Words:
+def _grown(seeds: Words, inside: Words, size: int) -> Words:
     """``seeds & inside`` grown ``_REACH`` steps inside ``inside``."""
     grown = w.op(lambda s, i: s & i, seeds, inside)
     for _ in range(_REACH):

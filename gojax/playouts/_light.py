@@ -14,7 +14,7 @@ reads:
   game-over flags and the move validation of ``step`` (the kernel only plays
   its own legal moves).
 
-A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`gojax.playouts._words.Words`), each an
+A bitboard is a tuple of its ``W`` ``uint32`` words (:data:`gojax._core.bitboard.Words`), each an
 array of any shape (``[]`` for one game, ``[B]`` for a batch): every operation, the neighbour
 shifts included, is elementwise over games, which a CPU vectorises.
 
@@ -51,8 +51,9 @@ import jax.numpy as jnp
 from gojax._core import atari as _atari
 from gojax._core import bitboard as bb
 from gojax._core import loops
+from gojax._core.bitboard import Words
+from gojax._core.bitboard import WordTuples as w
 from gojax._core.types import GoConfig, GoState
-from gojax.playouts import _words as w
 
 __all__ = ["Chooser", "LightState", "light_move", "light_moves", "light_owner", "light_play", "light_state"]
 
@@ -65,10 +66,10 @@ class LightState(NamedTuple):
     """One game as the light kernel sees it (add a leading axis to every array under ``jax.vmap``).
 
     Attributes:
-      stones: :data:`~gojax.playouts._words.Words` of ``uint32[2]``: black's, white's stones.
-      atari: :data:`~gojax.playouts._words.Words` of ``uint32[2]``: each colour's stones whose chain
+      stones: :data:`~gojax._core.bitboard.Words` of ``uint32[2]``: black's, white's stones.
+      atari: :data:`~gojax._core.bitboard.Words` of ``uint32[2]``: each colour's stones whose chain
         has exactly one liberty.
-      labels: :data:`~gojax.playouts._words.Words` of ``uint32[2, L]``: that liberty bit-sliced
+      labels: :data:`~gojax._core.bitboard.Words` of ``uint32[2, L]``: that liberty bit-sliced
         (plane ``b``: the chains whose liberty's index has bit ``b`` set).
       turn: ``int32[]`` colour index to move (0 black, 1 white).
       ko: ``int32[]`` the point the player to move may not retake, or -1.
@@ -77,9 +78,9 @@ class LightState(NamedTuple):
       last: ``int32[]`` the point of the last move, or -1 (none, or a pass).
     """
 
-    stones: w.Words
-    atari: w.Words
-    labels: w.Words
+    stones: Words
+    atari: Words
+    labels: Words
     turn: jax.Array
     ko: jax.Array
     passes: jax.Array
@@ -104,13 +105,13 @@ def light_state(config: GoConfig, state: GoState) -> LightState:
     )
 
 
-def _mine(turn: jax.Array, planes: w.Words) -> tuple[w.Words, w.Words]:
-    """The mover's and the opponent's half of :data:`~gojax.playouts._words.Words` of ``[2, ...]``."""
+def _mine(turn: jax.Array, planes: Words) -> tuple[Words, Words]:
+    """The mover's and the opponent's half of :data:`~gojax._core.bitboard.Words` of ``[2, ...]``."""
     own = tuple(jnp.where(turn == 0, word[0], word[1]) for word in planes)
     return own, tuple(jnp.where(turn == 0, word[1], word[0]) for word in planes)
 
 
-def light_moves(size: int, light: LightState) -> tuple[w.Words, w.Words]:
+def light_moves(size: int, light: LightState) -> tuple[Words, Words]:
     """``(legal, playable)`` for the player to move.
 
     ``legal``: the points legal under the simple ko rule without suicide;
@@ -142,19 +143,19 @@ def light_moves(size: int, light: LightState) -> tuple[w.Words, w.Words]:
 class _Work(NamedTuple):
     """A move under way: its point, what it captures and joins, and the regions growing around it.
 
-    ``regions``, ``masks``, ``frees``: :data:`~gojax.playouts._words.Words` of ``uint32[6]`` - the
+    ``regions``, ``masks``, ``frees``: :data:`~gojax._core.bitboard.Words` of ``uint32[6]`` - the
     opponent chains not in atari on each side of the move (0-3), the mover's
     chain through it (4), the mover's chains in atari next to a capture (5);
     the points each may enter; the points that are its liberties.
     """
 
     point: jax.Array
-    placed: w.Words
-    captured: w.Words
-    joined: w.Words
-    regions: w.Words
-    masks: w.Words
-    frees: w.Words
+    placed: Words
+    captured: Words
+    joined: Words
+    regions: Words
+    masks: Words
+    frees: Words
 
 
 def _prepare(size: int, light: LightState, point: jax.Array, taken: tuple | None = None) -> _Work:
@@ -177,7 +178,7 @@ def _prepare(size: int, light: LightState, point: jax.Array, taken: tuple | None
     return _Work(target, placed, captured, joined, regions, masks, frees)
 
 
-def _captures(size: int, light: LightState, point: jax.Array) -> tuple[jax.Array, w.Words, w.Words, w.Words]:
+def _captures(size: int, light: LightState, point: jax.Array) -> tuple[jax.Array, Words, Words, Words]:
     """``(target, placed, captured, joined)`` of the move ``point``: the point (-1 for a pass),
     its stone, the opponent chains it captures and the mover's chains in atari it joins."""
     target = jnp.where(point >= size * size, -1, point)
@@ -188,7 +189,7 @@ def _captures(size: int, light: LightState, point: jax.Array) -> tuple[jax.Array
     return target, w.point_bits(target, size), captured, joined
 
 
-def _dilate(size: int, work: _Work) -> w.Words:
+def _dilate(size: int, work: _Work) -> Words:
     """The regions grown by one dilation inside their masks."""
     return w.op(lambda r, n, m: (r | n) & m, work.regions, w.neighbours(work.regions, size), work.masks)
 
@@ -202,13 +203,13 @@ def _decided(size: int, work: _Work) -> jax.Array:
 
 
 class _Chains(NamedTuple):
-    """What the decided regions tell: ``chains`` (:data:`~gojax.playouts._words.Words` of ``[5]``) the
-    regions 0-4 whose chain is in atari, ``labelled`` (:data:`~gojax.playouts._words.Words` of
+    """What the decided regions tell: ``chains`` (:data:`~gojax._core.bitboard.Words` of ``[5]``) the
+    regions 0-4 whose chain is in atari, ``labelled`` (:data:`~gojax._core.bitboard.Words` of
     ``[5, L]``) their liberty's planes, ``single`` (``bool[]``) the move's chain
     is one stone in atari."""
 
-    chains: w.Words
-    labelled: w.Words
+    chains: Words
+    labelled: Words
     single: jax.Array
 
 
@@ -259,7 +260,7 @@ def _finish(size: int, light: LightState, work: _Work, read: _Chains) -> LightSt
     )
     ko = jnp.where(read.single & (w.count(captured) == 1), w.lowest_point(captured), -1)
 
-    def back(mine: w.Words, theirs: w.Words) -> w.Words:
+    def back(mine: Words, theirs: Words) -> Words:
         return w.op(lambda m, t: jnp.where(colour == 0, jnp.stack([m, t]), jnp.stack([t, m])), mine, theirs)
 
     return LightState(
@@ -296,7 +297,7 @@ def light_owner(size: int, stones: jax.Array) -> jax.Array:
     return bb.to_points(black, size).astype(jnp.int32) - bb.to_points(white, size).astype(jnp.int32)
 
 
-def _pick(playable: w.Words, draw: jax.Array, points: int) -> jax.Array:
+def _pick(playable: Words, draw: jax.Array, points: int) -> jax.Array:
     """``int32[]``: the point of ``playable`` of rank ``draw * count / 2**32`` (``points``, pass, if none)."""
     total = w.count(playable)
     uniform = (draw >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)

@@ -34,8 +34,8 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core import loops
+from gojax._core.bitboard import WordTuples as w
 from gojax._core.types import GoConfig
-from gojax.playouts import _words as w
 from gojax.playouts._light import (
     Chooser,
     LightState,

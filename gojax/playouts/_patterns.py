@@ -21,7 +21,8 @@ import functools
 import jax.numpy as jnp
 import numpy as np
 
-from gojax.playouts import _words as w
+from gojax._core.bitboard import Words
+from gojax._core.bitboard import WordTuples as w
 
 __all__ = ["PATTERNS", "pattern_points"]
 
@@ -66,7 +67,7 @@ def _variants() -> tuple[tuple[tuple[int, int, str], ...], ...]:
     return tuple(sorted(found))
 
 
-def pattern_points(size: int, black: w.Words, white: w.Words) -> w.Words:
+def pattern_points(size: int, black: Words, white: Words) -> Words:
     """The empty points where a pattern of :data:`PATTERNS` matches (either colour as ``X``)."""
     board = tuple(w.u32(b) for b in w.constants(size)["board"])
     empty = w.op(lambda b, x, o: b & ~(x | o), board, black, white)
@@ -87,7 +88,7 @@ def pattern_points(size: int, black: w.Words, white: w.Words) -> w.Words:
             }
     found = tuple(jnp.zeros_like(b) for b in black)
 
-    def walk(node: dict, match: w.Words) -> None:
+    def walk(node: dict, match: Words) -> None:
         nonlocal found
         for cell, child in node.items():
             if cell is None:  # a variant ends here
