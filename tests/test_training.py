@@ -756,3 +756,42 @@ def test_four_devices_match_one(tmp_path):
     assert (restored["iteration"], restored["train_steps"], restored["blocks"]) == (3, one["train_steps"], 1)
     assert restored["network_steps"] == one["train_steps"]
     assert saved > 0 and restored["params"] == saved and restored["network_params"] == saved
+
+
+def test_the_gnugo_ladder_climbs_at_half_score(monkeypatch, tmp_path):
+    """During training the agent plays the level it is on, and moves up once it scores 0.5 there."""
+    from types import SimpleNamespace
+
+    from gojax.players.match import summarize_results
+    from gojax.training import loop, run
+
+    scores = iter([0.3, 0.5, 0.2, 1.0, 1.0])
+    played = []
+
+    def fake_play_gnugo(rules, network, games, *, settings, level, seed, sgf_dir):
+        played.append(level)
+        score = next(scores)
+        wins = round(score * games)
+        results = [1.0] * wins + [-1.0] * (games - wins)
+        return summarize_results(results, [True, False] * (games // 2), [40] * games, [True] * games)
+
+    monkeypatch.setattr(loop, "play_gnugo", fake_play_gnugo)
+    monkeypatch.setattr(loop, "gnugo_available", lambda: True)
+    cfg = training.TrainConfig(
+        gnugo_every=1.0, gnugo_ladder=(1, 5, 10), gnugo_eval_games=4, run_dir=str(tmp_path)
+    )
+    logged = []
+    fake = SimpleNamespace(
+        cfg=cfg,
+        counters=run.Counters(),
+        rules=cfg.rules(),
+        save_network=lambda: str(tmp_path / "network"),
+        metrics=SimpleNamespace(log=logged.append),
+    )
+    for _ in range(5):
+        loop._gnugo_rung(fake, lambda text: None)
+    assert played == [1, 1, 5, 5, 10]
+    assert [row["opponent"] for row in logged] == [f"gnugo_level{level}" for level in played]
+    assert all(row["elo_lo"] <= row["elo"] <= row["elo_hi"] for row in logged)
+    with pytest.raises(ValueError, match="gnugo_ladder"):
+        training.TrainConfig(gnugo_ladder=(1, 11))

@@ -143,6 +143,16 @@ class TrainConfig:
         0, "games against GNU Go at the end (even; 0: none; skipped without gnugo)", resumable=True
     )
     gnugo_level: int = _field(1, "GNU Go's level (1: the weakest)", resumable=True)
+    gnugo_every: float = _field(
+        0.0,
+        "minutes of training between games against GNU Go during the run (0: none): the agent climbs "
+        "--gnugo-ladder, moving to the next level once it scores 0.5 against one (not counted in the budget)",
+        resumable=True,
+    )
+    gnugo_ladder: tuple[int, ...] = _field(
+        (1, 10), "the GNU Go levels of --gnugo-every, in order", resumable=True
+    )
+    gnugo_eval_games: int = _field(10, "games of each --gnugo-every evaluation (even)", resumable=True)
     run_dir: str = _field("runs/alphazero", "where everything is written")
     checkpoint_every: float = _field(
         3.0, "minutes between checkpoints (0: after every iteration)", resumable=True
@@ -156,10 +166,24 @@ class TrainConfig:
         for name in ("size", "blocks", "channels", "batch", "moves_per_iteration", "train_batch"):
             value = checks.integer(getattr(self, name), f"TrainConfig.{name}", least=int(name != "blocks"))
             object.__setattr__(self, name, value)
-        for name in ("eval_games", "final_eval_games", "gnugo_games"):  # colours alternate
+        for name in (
+            "eval_games",
+            "final_eval_games",
+            "gnugo_games",
+            "gnugo_eval_games",
+        ):  # colours alternate
             value = checks.integer(getattr(self, name), f"TrainConfig.{name}", least=0, even=True)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "minutes", checks.number(self.minutes, "TrainConfig.minutes", least=0.0))
+        object.__setattr__(
+            self, "gnugo_every", checks.number(self.gnugo_every, "TrainConfig.gnugo_every", least=0.0)
+        )
+        levels = tuple(
+            checks.integer(v, "TrainConfig.gnugo_ladder", least=0, most=10) for v in self.gnugo_ladder
+        )
+        if not levels:
+            raise ValueError("TrainConfig.gnugo_ladder needs at least one level")
+        object.__setattr__(self, "gnugo_ladder", levels)
         for name in ("eval_opponents", "final_eval_opponents"):
             unknown = sorted(set(getattr(self, name)) - set(OPPONENTS))
             if unknown:
@@ -236,6 +260,7 @@ class TrainConfig:
         data = dataclasses.asdict(self)
         data["eval_opponents"] = list(self.eval_opponents)
         data["final_eval_opponents"] = list(self.final_eval_opponents)
+        data["gnugo_ladder"] = list(self.gnugo_ladder)
         return data
 
     @classmethod
@@ -248,7 +273,7 @@ class TrainConfig:
         """
         checks.known_fields(cls, data)
         data = dict(data)
-        for name in ("eval_opponents", "final_eval_opponents"):
+        for name in ("eval_opponents", "final_eval_opponents", "gnugo_ladder"):
             if name in data:
                 data[name] = tuple(data[name])
         return cls(**data)

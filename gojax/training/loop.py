@@ -69,7 +69,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     counters, budget = run.counters, cfg.minutes * 60.0
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
     bar = _progress_bar(budget, counters.elapsed) if cfg.progress and primary else None
-    last_save, last_eval = time.monotonic(), counters.elapsed
+    last_save, last_eval, last_gnugo = time.monotonic(), counters.elapsed, counters.elapsed
     sgf_count = 0
 
     def done() -> bool:
@@ -85,6 +85,9 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         if due and cfg.eval_games > 0 and single:
             sgf_count += _evaluate(run, title, sgf_count, bar.write if bar is not None else print)
             last_eval = counters.elapsed
+        if cfg.gnugo_every > 0 and counters.elapsed - last_gnugo >= cfg.gnugo_every * 60 and single:
+            _gnugo_rung(run, bar.write if bar is not None else print)
+            last_gnugo = counters.elapsed
         if time.monotonic() - last_save >= cfg.checkpoint_every * 60:
             run.save()
             last_save = time.monotonic()
@@ -200,6 +203,36 @@ def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
     name = f"gnugo_level{cfg.gnugo_level}"
     run.metrics.log(run.counters.eval_row(name, result))
     return {name: result}
+
+
+def _gnugo_rung(run: TrainingRun, say: Callable[[str], Any]) -> None:
+    """Games against the GNU Go level of the ladder the agent is on; a score of 0.5 moves it up a level."""
+    cfg, counters = run.cfg, run.counters
+    if not gnugo_available():
+        say("skipping the games against GNU Go: the gnugo binary is missing")
+        return
+    rung = min(counters.gnugo_rung, len(cfg.gnugo_ladder) - 1)
+    level = cfg.gnugo_ladder[rung]
+    start = time.perf_counter()
+    result = play_gnugo(
+        run.rules,
+        run.save_network(),
+        cfg.gnugo_eval_games,
+        settings=cfg.eval_search_settings(),
+        level=level,
+        seed=cfg.seed + counters.evals_done,
+        sgf_dir=os.path.join(cfg.run_dir, "sgf_gnugo", f"{counters.iteration:06d}_level{level}"),
+    )
+    counters.evals_done += 1
+    counters.eval_time += time.perf_counter() - start
+    run.metrics.log(counters.eval_row(f"gnugo_level{level}", result, positions=counters.positions))
+    lo, hi = result.elo_interval
+    say(
+        f"[{counters.elapsed / 60:.1f} min] GNU Go level {level}: {result.wins}/{result.num_games}, "
+        f"Elo {result.elo:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+    )
+    if result.score >= 0.5 and rung + 1 < len(cfg.gnugo_ladder):
+        counters.gnugo_rung = rung + 1
 
 
 def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any, Any, Counters]:

@@ -91,9 +91,13 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
     evals = [r for r in rows if r.get("kind") == "eval"]
     if not train and not evals:
         return False
-    fig = Figure(figsize=(11, 4))
+    ladder = [r for r in evals if str(r["opponent"]).startswith("gnugo")]
+    fig = Figure(figsize=(16.5 if ladder else 11, 4))
     FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
+    panels = fig.subplots(1, 3 if ladder else 2)
+    left, right = panels[0], panels[1]
+    if ladder:
+        _plot_ladder(panels[2], ladder)
     if train:
         minutes = [float(r["minutes"]) for r in train]
         for name, style in (("loss", "-"), ("policy_loss", "--"), ("value_loss", ":")):
@@ -129,6 +133,22 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
         if os.path.exists(tmp):
             os.unlink(tmp)
     return True
+
+
+def _plot_ladder(axes: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Elo against each GNU Go level (95% interval, clipped to +-800) against self-play positions."""
+    for name in sorted({r["opponent"] for r in rows}):
+        mine = [r for r in rows if r["opponent"] == name]
+        x = [float(r.get("positions") or 0) for r in mine]
+        y = [min(max(float(r["elo"]), -800.0), 800.0) for r in mine]
+        lo = [max(0.0, y_ - max(float(r.get("elo_lo", y_)), -800.0)) for y_, r in zip(y, mine, strict=True)]
+        hi = [max(0.0, min(float(r.get("elo_hi", y_)), 800.0) - y_) for y_, r in zip(y, mine, strict=True)]
+        axes.errorbar(x, y, yerr=[lo, hi], marker="s", capsize=3, label=f"vs {name.replace('_', ' ')}")
+    axes.axhline(0.0, color="grey", lw=0.5)
+    axes.set_xlabel("self-play positions")
+    axes.set_ylabel("Elo against GNU Go (95% CI)")
+    axes.legend()
+    axes.grid(alpha=0.3)
 
 
 def summary_table(results: Mapping[str, Any], header: str = "") -> str:
@@ -235,6 +255,7 @@ def eval_row(
       more: more columns.
     """
     lo, hi = result.score_interval
+    elo_lo, elo_hi = result.elo_interval
     return {
         "kind": "eval",
         "opponent": name,
@@ -249,6 +270,8 @@ def eval_row(
         "score_lo": lo,
         "score_hi": hi,
         "elo": result.elo,
+        "elo_lo": elo_lo,
+        "elo_hi": elo_hi,
         "mean_length": result.mean_length,
         **more,
     }

@@ -79,6 +79,8 @@ class Counters:
       eval_time: seconds of evaluation games (not in the budget).
       selfplay_time, train_time: seconds of self-play and of training.
       evals_done: evaluations run (each gets its own PRNG key).
+      gnugo_rung: the index in ``gnugo_ladder`` of the GNU Go level the
+        agent plays next during training.
       steady_positions, steady_selfplay_time: self-play after the first
         iteration of a process (which compiles), for the steady rate.
     """
@@ -100,6 +102,7 @@ class Counters:
     selfplay_time: float = 0.0
     train_time: float = 0.0
     evals_done: int = 0
+    gnugo_rung: int = 0
     steady_positions: int = 0
     steady_selfplay_time: float = 0.0
 
