@@ -92,6 +92,33 @@ def _train(run_dir: str, flags: str, core: int, args: argparse.Namespace) -> sub
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
 
+def _cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``), or the machine type."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+_RECIPE = ("simulations", "full_search_fraction", "ownership_weight", "score_weight", "global_pooling")
+
+
+def _recipe(flags: str, config: dict) -> str:
+    """The arm's flags, with the recipe's main fields as the run had them (defaults change)."""
+    shown = " ".join(
+        f"--{name.replace('_', '-')} {config[name]}"
+        if not isinstance(config[name], bool)
+        else f"--{'' if config[name] else 'no-'}{name.replace('_', '-')}"
+        for name in _RECIPE
+        if f"--{name.replace('_', '-')}" not in flags
+    )
+    return " ".join(part for part in (flags, shown) if part)
+
+
 def _counters(run_dir: str) -> dict:
     with open(os.path.join(run_dir, "summary.json")) as f:
         return json.load(f)
@@ -161,7 +188,7 @@ def main() -> int:
             print(f"{arm} against GNU Go level {args.level}: {result}")
 
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    machine = f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}"
+    machine = f"{os.cpu_count()} cores, {_cpu_model()}"
     command = "python experiments/train_ab.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     os.makedirs(os.path.dirname(args.csv) or ".", exist_ok=True)
     new = not os.path.exists(args.csv)
@@ -177,7 +204,7 @@ def main() -> int:
                     "machine": machine,
                     "command": command,
                     "arm": arm,
-                    "flags": flags[arm] or "(defaults)",
+                    "flags": _recipe(flags[arm], c["config"]),
                     "minutes": c["config"]["minutes"],
                     "positions": c["positions"],
                     "games": c["games"],

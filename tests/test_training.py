@@ -463,7 +463,12 @@ def test_config_builds_the_parts_of_a_run_in_one_place():
         learning_rate=0.01, weight_decay=0.0, warmup_steps=7,
     )  # fmt: skip
     assert config.rules() == gojax.GoConfig(size=7, komi=9.0, max_moves=30)
-    assert config.network_config() == az.NetworkConfig(blocks=2, channels=16)
+    assert config.network_config() == az.NetworkConfig(
+        blocks=2, channels=16, ownership_head=True, score_head=True, global_pooling=True
+    )
+    assert config.loss_weights() == az.LossWeights(value=1.0, ownership=1.5, score=0.5)
+    plain = config.replace(ownership_weight=0.0, score_weight=0.0, global_pooling=False)
+    assert plain.network_config() == az.NetworkConfig(blocks=2, channels=16)
     search = config.search_settings()
     assert (search.num_simulations, search.algorithm, search.dirichlet_fraction) == (12, "puct", 0.1)
     selfplay = config.selfplay_settings()

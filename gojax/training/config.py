@@ -62,8 +62,10 @@ class TrainConfig:
     )
     blocks: int = _field(3, "residual blocks of the network")
     channels: int = _field(32, "convolution channels of the network")
-    global_pooling: bool = _field(False, "global pooling bias in every second residual block (KataGo)")
-    simulations: int = _field(16, "search simulations per move, in self-play and evaluation")
+    global_pooling: bool = _field(True, "global pooling bias in every second residual block (KataGo)")
+    simulations: int = _field(
+        32, "search simulations per move in evaluation, and of the full searches of self-play"
+    )
     algorithm: Literal["gumbel", "puct"] = _field("gumbel", "search: Gumbel MuZero or AlphaZero's PUCT")
     max_num_considered_actions: int = _field(16, "Gumbel: root moves considered by the search")
     gumbel_scale: float = _field(1.0, "Gumbel: scale of the root noise in self-play")
@@ -71,11 +73,11 @@ class TrainConfig:
     dirichlet_alpha: float = _field(0.3, "PUCT: concentration of the root Dirichlet noise")
     explore_moves: int = _field(8, "the first moves of each self-play game, sampled from the search policy")
     full_search_fraction: float = _field(
-        1.0,
+        0.25,
         "playout cap randomization (KataGo): the fraction of self-play moves searched with --simulations "
         "(their policy targets train); the others get --cheap-simulations (1: every move in full)",
     )
-    cheap_simulations: int = _field(4, "simulations of the moves not searched in full")
+    cheap_simulations: int = _field(6, "simulations of the moves not searched in full")
     resign_threshold: float = _field(
         0.0, "resign a self-play game when the search's root value is below minus this (0: never)"
     )
@@ -104,12 +106,12 @@ class TrainConfig:
     warmup_steps: int = _field(50, "linear learning-rate warm-up steps")
     value_weight: float = _field(1.0, "weight of the value loss against the policy loss")
     ownership_weight: float = _field(
-        0.0,
+        1.5,
         "weight of the ownership loss (KataGo's auxiliary target: each point's final owner; "
         "0: no ownership head)",
     )
     score_weight: float = _field(
-        0.0, "weight of the score loss (KataGo's auxiliary target: the final score; 0: no score head)"
+        0.5, "weight of the score loss (KataGo's auxiliary target: the final score; 0: no score head)"
     )
     augment: bool = _field(True, "one random board symmetry per training example")
     minutes: float = _field(

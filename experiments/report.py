@@ -1,0 +1,106 @@
+"""Writes the tables that README.md and docs/ show from the data files under docs/results/.
+
+    python experiments/report.py           # rewrite every table between its markers
+    python experiments/report.py --check   # exit 1 if a table disagrees with its data (what the tests run)
+
+A table lives in a Markdown file between two markers::
+
+    <!-- table: training_ab -->
+    ...generated...
+    <!-- /table -->
+
+and is rendered from ``docs/results/<name>.csv`` by the function of that name
+in :data:`TABLES`. Each CSV row carries its date, machine and command; the
+table shows them, so a figure never appears without where it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MARKER = re.compile(r"(<!-- table: (?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with open(RESULTS / f"{name}.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def training_ab(rows: list[dict[str, str]]) -> str:
+    """One line per A/B run of ``experiments/train_ab.py``: recipe B against recipe A."""
+    lines = [
+        "| date, machine | minutes each | A | B | positions A / B | B against A, score [95% CI] | Elo B-A "
+        "| GNU Go (A, B) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    by_run: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+    for row in rows:
+        by_run.setdefault((row["date"], row["command"]), {})[row["arm"]] = row
+    for (date, _), arms in by_run.items():
+        a, b = arms["a"], arms["b"]
+        gnugo = "-"
+        if a["gnugo_games"]:
+            gnugo = f"level {a['gnugo_level']}: {a['gnugo_wins']}/{a['gnugo_games']}, "
+            gnugo += f"{b['gnugo_wins']}/{b['gnugo_games']}"
+        lines.append(
+            f"| {date}, {a['machine']} | {a['minutes']} | `{a['flags']}` | `{b['flags']}` "
+            f"| {int(a['positions']):,} / {int(b['positions']):,} "
+            f"| {a['h2h_score_b']} [{a['h2h_low']}, {a['h2h_high']}] over {a['h2h_games']} games "
+            f"| {int(float(a['h2h_elo_b'])):+d} | {gnugo} |"
+        )
+    lines.append("")
+    lines.append("Commands: " + "; ".join(f"`{command}`" for _, command in by_run))
+    return "\n".join(lines) + "\n"
+
+
+TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {"training_ab": training_ab}
+"""Table name (= CSV name under docs/results/) -> its renderer."""
+
+
+def render(text: str) -> str:
+    """``text`` with every marked table rendered from its data.
+
+    Raises:
+      KeyError: for a marker naming a table that :data:`TABLES` does not know.
+    """
+
+    def one(match: re.Match) -> str:
+        name = match["name"]
+        if name not in TABLES:
+            raise KeyError(f"no renderer for table {name!r}; known: {sorted(TABLES)}")
+        return match.group(1) + TABLES[name](_rows(name)) + match.group(4)
+
+    return MARKER.sub(one, text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--check", action="store_true", help="only check; exit 1 on a stale table")
+    args = parser.parse_args()
+    stale = []
+    for path in DOCUMENTS:
+        text = path.read_text()
+        new = render(text)
+        if new != text:
+            stale.append(path.relative_to(ROOT))
+            if not args.check:
+                path.write_text(new)
+    if args.check and stale:
+        print(f"tables that disagree with docs/results/: {[str(p) for p in stale]}", file=sys.stderr)
+        return 1
+    print(("stale: " if args.check else "rewritten: ") + (", ".join(map(str, stale)) or "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
