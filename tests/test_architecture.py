@@ -2,11 +2,11 @@
 
 * No import cycle among gojax modules (module-level and function-level imports;
   imports under ``if TYPE_CHECKING:`` do not run and are left out).
-* ``gojax/_core`` imports nothing from gojax outside ``_core``; ``gojax/_host``
-  imports only ``_core`` and ``_host``.
-* The layer order of :data:`LAYERS`: a module imports only from its own
-  package or from lower layers; the root (``gojax/__init__.py``) imports only
-  the packages of :data:`ROOT_MAY_IMPORT`, and no module imports the root.
+* The layers: the contracts of ``[tool.importlinter]`` in ``pyproject.toml``
+  (a package imports only from the layers below it; ``lint-imports``), the
+  one place where the order is written down. What import-linter cannot say
+  is checked here: the root (``gojax/__init__.py``) imports only the packages
+  of :data:`ROOT_MAY_IMPORT`, and no module imports the root.
 * No private name across subpackages: ``gojax.X._y`` (a module) and ``_name``
   (a function, class or constant) belong to ``gojax.X``; ``_core`` and
   ``_host`` are packages whose modules are public to gojax. A subfolder is
@@ -37,23 +37,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "gojax"
-
-LAYERS: list[set[str]] = [
-    {"_core", "_version", "_native"},
-    {"_host"},
-    {"features", "symmetry"},
-    {"sgf"},
-    {"svg"},
-    {"env", "playouts"},
-    {"mcts"},
-    {"players"},
-    {"search"},
-    {"alphazero"},
-    {"dataset"},
-    {"gtp"},
-    {"training"},
-]
-"""Bottom to top: the packages (and top-level modules) of gojax, by layer. The one place to change."""
 
 ROOT_MAY_IMPORT = {"_core", "_version", "_host", "features", "symmetry", "env", "sgf", "svg"}
 """What ``gojax/__init__.py`` may import."""
@@ -294,52 +277,20 @@ def _shortest_cycle(graph: dict[str, list[str]], members: set[str], start: str) 
     raise AssertionError(f"{start} is on no cycle of its component")
 
 
-def core_and_host_violations(package_dir: Path) -> list[str]:
-    """``_core`` imports only ``_core``; ``_host`` only ``_core`` and ``_host``."""
+def root_violations(package_dir: Path) -> list[str]:
+    """The root importing a package it may not, or a module importing the root package."""
     modules = load_modules(package_dir)
     top = package_dir.name
-    allowed = {"_core": ("_core",), "_host": ("_core", "_host")}
     out = []
     for name, module in modules.items():
         unit = _unit(name)
-        if unit not in allowed:
-            continue
-        for imp in imports_of(module, modules):
-            if not any(_inside(imp.target, f"{top}.{ok}") for ok in allowed[unit]):
-                out.append(
-                    f"{name}:{imp.line}: {unit} imports {imp.target} (only {', '.join(allowed[unit])})"
-                )
-    return out
-
-
-def layer_violations(package_dir: Path) -> list[str]:
-    """Imports that go up the layer table, into the root, or from a package the table does not list."""
-    modules = load_modules(package_dir)
-    top = package_dir.name
-    layer_of = {unit: i for i, units in enumerate(LAYERS) for unit in units}
-    out = []
-    for name, module in modules.items():
-        unit = _unit(name)
-        if unit and unit not in layer_of:
-            out.append(f"{name}:1: {unit} is in no layer of LAYERS")
-            continue
         for imp in imports_of(module, modules):
             target = _unit(imp.target)
             where = f"{name}:{imp.line}: imports {imp.target}"
             if imp.target == top or (not target and unit):
                 out.append(f"{where}: only the root's own modules may import the root package")
-            elif not target:
-                continue  # the root importing its own modules
-            elif target not in layer_of:
-                out.append(f"{where}: {target} is in no layer of LAYERS")
-            elif not unit:
-                if target not in ROOT_MAY_IMPORT:
-                    out.append(f"{where}: the root may import only {sorted(ROOT_MAY_IMPORT)}")
-            elif target != unit and layer_of[target] >= layer_of[unit]:
-                out.append(
-                    f"{where}: {unit} (layer {layer_of[unit]}) may not import"
-                    f" {target} (layer {layer_of[target]})"
-                )
+            elif not unit and target and target not in ROOT_MAY_IMPORT:
+                out.append(f"{where}: the root may import only {sorted(ROOT_MAY_IMPORT)}")
     return out
 
 
@@ -487,58 +438,57 @@ def test_cycle_checker_sees_a_cycle_through_the_root(tmp_path):
     assert find_cycles(package) == [["gojax", "gojax.sgf.read", "gojax"]]
 
 
-def test_core_and_host_checker(tmp_path):
-    package = _write(
-        tmp_path,
-        {
-            "_core/rules.py": "from gojax._core import types\nfrom gojax.features import planes\n",
-            "_core/types.py": "def f():\n    from gojax._host import grid\n",
-            "_host/grid.py": "from gojax._core import rules\nfrom gojax._host import other\nimport gojax.sgf",
-            "_host/other.py": "",
-            "features/planes.py": "",
-            "sgf/__init__.py": "",
-        },
-    )
-    assert core_and_host_violations(package) == [
-        "gojax._core.rules:2: _core imports gojax.features.planes (only _core)",
-        "gojax._core.types:2: _core imports gojax._host.grid (only _core)",
-        "gojax._host.grid:3: _host imports gojax.sgf (only _core, _host)",
-    ]
-
-
-def test_layer_checker(tmp_path):
+def test_root_checker(tmp_path):
     package = _write(
         tmp_path,
         {
             "__init__.py": "from gojax import sgf\nfrom gojax.players import play\n"
             "from gojax._version import v\n",
             "_version.py": "",
-            "sgf/__init__.py": "from gojax.players import play\nfrom gojax.features import f\n"
-            "from gojax.svg import s\n",
+            "sgf/__init__.py": "from gojax.features import f\n",
             "svg/s.py": "import gojax\n",
-            "players/play.py": "from gojax.sgf import x\nfrom gojax.players import other\n",
-            "players/other.py": "",
-            "features/f.py": "def g():\n    from gojax.gtp import engine\n",
-            "gtp/engine.py": "from gojax.training import loop\nfrom gojax.nowhere import y\n",
-            "training/loop.py": "from gojax.gtp import engine\n",
-            "extra/z.py": "",
+            "players/play.py": "",
+            "features/f.py": "def g():\n    import gojax\n",
         },
     )
-    layer = {name: index for index, names in enumerate(LAYERS) for name in names}
-    gtp, training, players = layer["gtp"], layer["training"], layer["players"]
-    assert layer_violations(package) == [
+    assert root_violations(package) == [
         "gojax:2: imports gojax.players.play: the root may import only "
         "['_core', '_host', '_version', 'env', 'features', 'sgf', 'svg', 'symmetry']",
-        "gojax.extra:1: extra is in no layer of LAYERS",
-        "gojax.extra.z:1: extra is in no layer of LAYERS",
-        f"gojax.features.f:2: imports gojax.gtp.engine: features (layer 2) may not import gtp (layer {gtp})",
-        f"gojax.gtp.engine:1: imports gojax.training.loop: gtp (layer {gtp}) may not import training "
-        f"(layer {training})",
-        "gojax.gtp.engine:2: imports gojax.nowhere: nowhere is in no layer of LAYERS",
-        f"gojax.sgf:1: imports gojax.players.play: sgf (layer 3) may not import players (layer {players})",
-        "gojax.sgf:3: imports gojax.svg.s: sgf (layer 3) may not import svg (layer 4)",
+        "gojax.features.f:2: imports gojax: only the root's own modules may import the root package",
         "gojax.svg.s:1: imports gojax: only the root's own modules may import the root package",
     ]
+
+
+def _lint_imports(cwd: Path, *args: str, path: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, os.environ.get("PYTHONPATH", "")])}
+    command = [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_layer_contracts_hold():
+    """``lint-imports`` with the contracts of pyproject.toml: the layers of docs/architecture.md."""
+    run = _lint_imports(ROOT, path=str(ROOT))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "0 broken" in run.stdout
+
+
+def test_a_layer_contract_catches_an_import_upwards(tmp_path):
+    """The same contract type on a toy package whose lower layer imports the upper one."""
+    for name, text in {
+        "toy/__init__.py": "",
+        "toy/high/__init__.py": "",
+        "toy/low/__init__.py": "",
+        "toy/low/reads.py": "def f():\n    from toy.high import anything\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "contracts.ini").write_text(
+        "[importlinter]\nroot_package = toy\n\n[importlinter:contract:layers]\nname = toy layers\n"
+        "type = layers\ncontainers = toy\nlayers =\n    high\n    low\n"
+    )
+    run = _lint_imports(tmp_path, "--config", "contracts.ini", path=str(tmp_path))
+    assert run.returncode != 0, run.stdout[-3000:]
+    assert "BROKEN" in run.stdout and "toy.low.reads -> toy.high" in run.stdout, run.stdout[-3000:]
 
 
 def test_private_checker(tmp_path):
@@ -649,11 +599,7 @@ REAL_PACKAGE_CHECKS = [
         lambda root: [" -> ".join(cycle) for cycle in find_cycles(root)],
         id="no_import_cycles",
     ),
-    pytest.param(core_and_host_violations, id="core_and_host_import_only_below_them"),
-    pytest.param(
-        layer_violations,
-        id="layers",
-    ),
+    pytest.param(root_violations, id="root_imports"),
     pytest.param(
         private_violations,
         id="no_private_imports_across_subpackages",
