@@ -32,7 +32,6 @@ import numpy as np
 
 from gojax._core.types import BLACK, WHITE, GoConfig
 from gojax.gtp import _analysis, _endgame
-from gojax.gtp._client import GTPError
 from gojax.gtp._clock import Clock
 from gojax.gtp._commands import COMMANDS
 from gojax.gtp._game import Game
@@ -41,6 +40,7 @@ from gojax.gtp._players import Searcher, player_levels
 from gojax.gtp._protocol import (
     Command,
     CommandError,
+    GTPError,
     format_error,
     format_success,
     parse_command,

@@ -1,4 +1,4 @@
-"""A referee for games between two GTP engines, with gojax as the authority (host side).
+"""The referee of a game between two GTP engines, with gojax's rules as the authority (host side).
 
 ::
 
@@ -7,7 +7,7 @@
     print(game.result, game.reason, game.disagreements)
     gojax.sgf.atomic_write("game.sgf", game.sgf())
 
-The referee keeps the game with :class:`~gojax.gtp._game.Game`: it asks the
+The referee keeps the game with :class:`gojax.gtp.Game`: it asks the
 player to move for ``genmove``, checks the answer against gojax's legal mask
 (an illegal or unreadable move forfeits the game), plays it into the other
 engine with ``play``, and ends the game at two passes, a resignation, a
@@ -18,8 +18,8 @@ Tromp-Taylor area score; both engines are then asked for ``final_score``
 from gojax's is listed in ``disagreements``.
 
 An "engine" is anything with ``send(command) -> str`` raising
-:class:`GTPError` on a ``?`` reply: a :class:`GTPClient` or an in-process
-:class:`GTPEngine`.
+:class:`~gojax.gtp.GTPError` on a ``?`` reply: a :class:`~gojax.arena.GTPClient`
+or an in-process :class:`gojax.gtp.GTPEngine`.
 """
 
 from __future__ import annotations
@@ -31,15 +31,25 @@ from collections.abc import Callable
 
 from gojax._core.types import BLACK, WHITE, GoConfig
 from gojax._host.results import format_margin, parse_result, winner_of_result
-from gojax._host.vertices import to_gtp
-from gojax.gtp._client import GTPError
-from gojax.gtp._game import Game
-from gojax.gtp._protocol import CommandError, parse_vertex
+from gojax._host.vertices import from_gtp, to_gtp
+from gojax.gtp import Game, GTPError
 from gojax.sgf import to_sgf
 
 __all__ = ["RefereeResult", "parse_score", "referee_game"]
 
 _LETTER = {BLACK: "b", WHITE: "w"}
+
+
+def _action(config: GoConfig, reply: str) -> int | str | None:
+    """The action of a ``genmove`` reply (its first word), ``"resign"``, or ``None`` for no vertex."""
+    words = reply.split()
+    word = words[0] if words else reply
+    if word.lower() == "resign":
+        return "resign"
+    try:
+        return from_gtp(config, word)
+    except ValueError:
+        return None
 
 
 def parse_score(text: str | None) -> float | None:
@@ -140,10 +150,7 @@ def referee_game(
         reply = engines[colour].send(f"genmove {_LETTER[colour]}")
         seconds = time.perf_counter() - start
         spent[colour] += seconds
-        try:
-            action = parse_vertex(config, reply.split()[0] if reply.split() else reply)
-        except CommandError:
-            action = None
+        action = _action(config, reply)
         if action == "resign":
             game.resign(colour)
             reason = "resignation"
