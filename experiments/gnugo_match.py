@@ -6,7 +6,7 @@
     python experiments/gnugo_match.py --players gojax:mcts gojax:uct:simulations=256 gojax:random \\
         --levels 1 5 10 --games 40 --size 9        # the full table (hours on two cores)
 
-Each cell is one match of :func:`gojax.gtp.play_match` (the ``gojax-match``
+Each cell is one match of :func:`gojax.arena.play_match` (the ``gojax-match``
 console script runs one): a gojax engine (``python -m gojax.gtp --player
 ...``, compiled with ``gojax-warmup`` before the first game) against GNU Go
 3.8 (``gnugo --mode gtp --level L --chinese-rules --komi 7.5
@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from gojax import gtp
+from gojax import arena
 from gojax._core.types import GoConfig
 from gojax.sgf import atomic_write
 
@@ -58,23 +58,23 @@ def main(argv=None) -> int:
     out = Path(args.out)
     rows = []
     for player in args.players:
-        argv_ = gtp.engine_argv(
+        argv_ = arena.engine_argv(
             player, size=args.size, komi=args.komi, seconds_per_move=args.seconds_per_move, seed=args.seed
         )
         for level in args.levels:
             opponent = f"gnugo:{level}"
-            gnugo = gtp.engine_argv(opponent, size=args.size, komi=args.komi, seed=args.seed)
+            gnugo = arena.engine_argv(opponent, size=args.size, komi=args.komi, seed=args.seed)
             slug = re.sub(r"[^A-Za-z0-9.-]+", "_", player).strip("_")  # one folder, also for paths in flags
             cell = out / f"{args.size}x{args.size}_{slug}_vs_gnugo{level}"
             print(f"{player}: {shlex.join(argv_)}\n{opponent}: {shlex.join(gnugo)}", flush=True)
             start = time.perf_counter()
             cell.mkdir(parents=True, exist_ok=True)
             with (
-                gtp.GTPClient(argv_, timeout=1800, name=player, stderr=str(cell / "engine.log")) as ours,
-                gtp.GTPClient(gnugo, timeout=600, name=opponent) as theirs,
+                arena.GTPClient(argv_, timeout=1800, name=player, stderr=str(cell / "engine.log")) as ours,
+                arena.GTPClient(gnugo, timeout=600, name=opponent) as theirs,
             ):
                 names = (player, opponent)
-                result = gtp.play_match(
+                result = arena.play_match(
                     config, (ours, theirs), names, args.games, cell, log=lambda s: print(s, flush=True)
                 )
             summary = result.summary()
@@ -83,11 +83,12 @@ def main(argv=None) -> int:
             atomic_write(cell / "summary.json", json.dumps(summary, indent=1) + "\n")
             print(result.line(), flush=True)
             if result.games:
-                low, high = result.interval()
-                counts = [result.count(outcome) for outcome in ("win", "loss", "draw")]
+                stats = result.result()
+                low, high = stats.score_interval
+                counts = [stats.wins, stats.losses, stats.draws]
                 seconds = [f"{result.seconds_per_move(side):.2f}" for side in (0, 1)]
-                score = [f"{result.score:.3f}", f"[{low:.3f}, {high:.3f}]"]
-                rows.append([player, opponent, len(result.games), *counts, *score, *seconds])
+                score = [f"{stats.score:.3f}", f"[{low:.3f}, {high:.3f}]"]
+                rows.append([player, opponent, stats.num_games, *counts, *score, *seconds])
     table = io.StringIO()
     csv.writer(table).writerows([HEADER, *rows])
     atomic_write(out / "table.csv", table.getvalue())

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import gojax
-from gojax import gtp
+from gojax import arena, gtp
 from gojax.gtp import _status
 
 
@@ -39,14 +39,14 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    binary = gtp.find_gnugo()
+    binary = arena.find_gnugo()
     if binary is None:
         print("GNU Go is not installed", file=sys.stderr)
         return 2
     pattern = re.compile(rf"SZ\[{args.size}\]")
     files = sorted(p for p in args.sgf.glob("*.sgf") if pattern.search(p.read_text("latin-1")))
     rows = []
-    with gtp.GTPClient(gtp.gnugo_command(level=10, seed=1), timeout=120) as gnugo:
+    with arena.GTPClient(arena.gnugo_command(level=10, seed=1), timeout=120) as gnugo:
         for path in files[: args.limit]:
             engine = gtp.GTPEngine(gojax.GoConfig(size=args.size), gtp.PlayerSpec("random", seed=0))
             engine.status_playouts = args.playouts

@@ -182,34 +182,35 @@ def needs(module: str) -> Any:
 
 @pytest.fixture(scope="session")
 def tree_searcher_5x5() -> Any:
-    """One ``gojax.gtp.TreeSearcher`` (0.1 s a move) for 5x5 engines, shared so its search compiles once.
+    """One tree-search player (``gojax.gtp._mcts.TreeSearcher``, 0.1 s a move) for 5x5 engines, compiled once.
 
     Give it to an engine with ``engine.searcher = tree_searcher_5x5``; a test
     that sets ``engine.time_source`` sets the searcher's clock: restore
     ``time.monotonic`` after.
     """
-    from gojax.gtp import PlayerSpec, TreeSearcher
+    from gojax.gtp import PlayerSpec
+    from gojax.gtp._mcts import TreeSearcher
 
     return TreeSearcher(PlayerSpec("mcts", seconds_per_move=0.1, seed=1))
 
 
 def gnugo_binary() -> str | None:
-    """The GNU Go binary the library finds (``gojax.gtp.find_gnugo``), or ``None``."""
-    from gojax.gtp import find_gnugo  # gojax.gtp imports players and search: only tests that need it
+    """The GNU Go binary the library finds (``gojax.arena.find_gnugo``), or ``None``."""
+    from gojax.arena import find_gnugo  # gojax.arena imports gtp, players, search: only tests that need it
 
     return find_gnugo()
 
 
 def gnugo_client(level: int, timeout: float) -> Iterable[Any]:
-    """Yields a ``gojax.gtp.GTPClient`` on GNU Go at ``level`` (seed 1); skips when GNU Go is missing.
+    """Yields a ``gojax.arena.GTPClient`` on GNU Go at ``level`` (seed 1); skips when GNU Go is missing.
 
     For a module-scoped fixture: ``yield from gnugo_client(level=1, timeout=60)``.
     """
     if gnugo_binary() is None:
         pytest.skip("GNU Go is not installed")
-    from gojax import gtp
+    from gojax import arena
 
-    with gtp.GTPClient(gtp.gnugo_command(level=level, seed=1), timeout=timeout) as client:
+    with arena.GTPClient(arena.gnugo_command(level=level, seed=1), timeout=timeout) as client:
         yield client
 
 

@@ -162,6 +162,7 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
 
     from gojax import alphazero as az
     from gojax import gtp, training
+    from gojax.gtp._players import player_levels
 
     basic = features.observation("basic").observe
     assert az.basic_planes is basic and not hasattr(az, "OBSERVATIONS")
@@ -176,14 +177,14 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
 
     # A checkpoint names its observation; the GTP loader looks it up and refuses an unknown one.
     az.save_checkpoint(tmp_path / "basic", net, net_config, board_size=5, observe_name="basic")
-    levels, size = gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic")))
+    levels, size = player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic")))
     assert size == 5 and levels[0].make(config).observe is basic
     az.save_checkpoint(tmp_path / "unknown", net, net_config, board_size=5, observe_name="katago9")
     with pytest.raises(ValueError, match=r"observation is not registered: unknown observation 'katago9'"):
-        gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "unknown")))
+        player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "unknown")))
     az.save_checkpoint(tmp_path / "history", net, net_config, board_size=5, observe_name="alphago_zero")
     with pytest.raises(ValueError, match="'alphago_zero' reads the board history"):
-        gtp.player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "history")))
+        player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "history")))
 
 
 def test_env_steps_observe_from_the_previous_observation_where_the_spec_can():

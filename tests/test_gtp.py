@@ -1,4 +1,4 @@
-"""The GTP engine, client and referee (gojax.gtp).
+"""The GTP engine (gojax.gtp), and the client and referee that drive it (gojax.arena).
 
 * Transcripts through ``python -m gojax.gtp`` in a subprocess (importing this
   checkout's ``gojax``, whatever is installed): every reply is
@@ -49,8 +49,11 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 import gojax
-from gojax import gtp
+from gojax import arena, gtp
+from gojax._host.results import format_margin
 from gojax.gtp import EngineOptions, Level, PlayerSpec
+from gojax.gtp._players import player_levels
+from gojax.gtp._protocol import parse_command
 
 DATA = SGF_DATA
 REPO = Path(__file__).resolve().parents[1]
@@ -465,7 +468,7 @@ def test_fuzz_handle_line_always_replies(local, lines):
     for line in lines:
         reply = local.handle_line(line)
         assert isinstance(reply, str)
-        command = gtp.parse_command(line)
+        command = parse_command(line)
         if command is None:
             assert reply == ""
             continue
@@ -550,7 +553,7 @@ def test_after_the_opponents_pass_it_passes_only_when_that_wins():
         for move in ("b c3", "b b3", "b d3", "w a1", "b pass"):  # black 3 stones, white 1, the rest neutral
             engine.send(f"play {move}")
         # The Tromp-Taylor score of the board (final_score would take white A1 off as dead).
-        assert gtp.format_score(engine.game.score()) == ("W+5.5" if komi == "7.5" else "B+1.5")
+        assert format_margin(engine.game.score()) == ("W+5.5" if komi == "7.5" else "B+1.5")
         assert engine.send("genmove w") == expected  # passing ends the game: it wins at 7.5, loses at 0.5
     engine = gtp.GTPEngine(
         gojax.GoConfig(size=5), options=EngineOptions(levels=[level], pass_when_ahead=False)
@@ -562,7 +565,7 @@ def test_after_the_opponents_pass_it_passes_only_when_that_wins():
 
 def test_the_player_ladder_is_full_quarter_heuristic():
     def ladder(spec):
-        levels, size = gtp.player_levels(spec)
+        levels, size = player_levels(spec)
         assert size is None
         return [(level.label, level.family, level.cost) for level in levels]
 
@@ -614,10 +617,12 @@ def test_clock_budgets_by_hand():
 
 
 def test_parse_score():
-    assert gtp.parse_score("B+3.5") == 3.5
-    assert gtp.parse_score("W+12.0") == -12.0
-    assert gtp.parse_score("0") == 0.0
-    assert gtp.parse_score("W+R") is None and gtp.parse_score("") is None and gtp.parse_score(None) is None
+    assert arena.parse_score("B+3.5") == 3.5
+    assert arena.parse_score("W+12.0") == -12.0
+    assert arena.parse_score("0") == 0.0
+    assert (
+        arena.parse_score("W+R") is None and arena.parse_score("") is None and arena.parse_score(None) is None
+    )
 
 
 @pytest.mark.skipif(not SHARED_9X9.exists(), reason="shared SGF data not present")
@@ -638,8 +643,8 @@ def test_loadsgf_shared_game_matches_sgfmill(local):
 def test_full_5x5_game_against_gnugo():
     config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
     ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=5))
-    with gtp.GTPClient(gtp.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
-        game = gtp.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
+    with arena.GTPClient(arena.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
+        game = arena.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
         assert game.reason == "two passes", game.reason
         listed = np.zeros(25, np.int8)
         for value, colour in ((1, "black"), (2, "white")):
@@ -648,7 +653,7 @@ def test_full_5x5_game_against_gnugo():
         with pytest.raises(gtp.GTPError):
             gnugo.send("play b Z99")
     np.testing.assert_array_equal(ours.game.board().reshape(-1), listed)
-    theirs = gtp.parse_score(game.engine_scores["GNU Go"])
+    theirs = arena.parse_score(game.engine_scores["GNU Go"])
     assert theirs == pytest.approx(game.score) and not game.disagreements, game.engine_scores
     record = gojax.sgf.parse_sgf(game.sgf())
     assert len(record.moves) == len(game.moves) and record.result == game.result
@@ -656,12 +661,12 @@ def test_full_5x5_game_against_gnugo():
 
 def test_client_timeout_and_dead_engine(tmp_path):
     sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
-    with gtp.GTPClient(sleeper, timeout=0.5) as client:
-        with pytest.raises(gtp.GTPTimeout):
+    with arena.GTPClient(sleeper, timeout=0.5) as client:
+        with pytest.raises(arena.GTPTimeout):
             client.send("name")
         client.close(timeout=0.2)
     assert client.process.poll() is not None  # killed after quit went unanswered
-    with gtp.GTPClient([sys.executable, "-c", "pass"]) as client:
+    with arena.GTPClient([sys.executable, "-c", "pass"]) as client:
         with pytest.raises(gtp.GTPError, match=r"exited|not running"):
             client.send("name")
 

@@ -1,6 +1,6 @@
 """The engine's default player, the tree search (gojax.gtp's ``mcts``): resignation, passing, time, start-up.
 
-* Resignation and pass decisions (:func:`gojax.gtp.judge_search`) on
+* Resignation and pass decisions (:func:`gojax.gtp._genmove.judge_search`) on
   hand-made :class:`gojax.search.SearchStats`, then through ``genmove`` with
   the search's statistics replaced by hand-made ones (``resign`` answered and
   the game over; a pass that every other move would make worse kept; a pass
@@ -22,7 +22,8 @@ import pytest
 
 import gojax
 from gojax import gtp
-from gojax.gtp import RESIGN, EngineOptions, PlayerSpec, judge_search
+from gojax.gtp import EngineOptions, PlayerSpec
+from gojax.gtp._genmove import RESIGN, judge_search
 from gojax.gtp._main import build_parser, engine_arguments, main
 from gojax.search import SearchStats
 

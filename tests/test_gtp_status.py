@@ -26,6 +26,7 @@ from conftest import SGF_DATA, gnugo_client, ref_area_difference
 
 import gojax
 from gojax import gtp
+from gojax._host.results import format_margin
 from gojax.gtp import EngineOptions, Level, PlayerSpec
 from gojax.gtp._status import judge
 
@@ -117,7 +118,7 @@ def test_lone_stones_in_territory_are_dead_and_leave_the_score(engine, gnugo, tm
     # Without B8 and H2: black 4 columns (36 points), white 5 (45); komi 7.5.
     assert engine.send("final_score") == "W+16.5"
     # The bare Tromp-Taylor count: each dead stone makes its region neutral.
-    assert gtp.format_score(engine.game.score()) == "W+7.5"
+    assert format_margin(engine.game.score()) == "W+7.5"
 
 
 def test_seki_is_listed_and_its_liberty_is_no_ones(engine, gnugo, tmp_path):
@@ -129,7 +130,7 @@ def test_seki_is_listed_and_its_liberty_is_no_ones(engine, gnugo, tmp_path):
     cleared = grid.copy()
     for vertex in ("A5", "G4"):
         cleared.reshape(-1)[gojax.from_gtp(CONFIG, vertex)] = gojax.EMPTY
-    assert engine.send("final_score") == gtp.format_score(ref_area_difference(cleared) - KOMI)
+    assert engine.send("final_score") == format_margin(ref_area_difference(cleared) - KOMI)
 
 
 def test_a_pass_alive_group_inside_the_opponents_area_is_alive(engine, gnugo, tmp_path):

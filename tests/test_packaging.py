@@ -43,8 +43,12 @@ OPTIONAL = [
     "tensorboardX",
     "pdoc",
 ]
-SCRIPTS = ["gojax-gtp", "gojax-train", "gojax-selfplay"]
-RUN_HELP = ["gojax-gtp", "gojax-selfplay"]  # gojax-train imports Flax and orbax (slow): listed only
+SCRIPTS = ["gojax-gtp", "gojax-match", "gojax-train", "gojax-selfplay"]
+RUN_HELP = [
+    "gojax-gtp",
+    "gojax-match",
+    "gojax-selfplay",
+]  # gojax-train imports Flax and orbax (slow): listed only
 
 
 def _python(

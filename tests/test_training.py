@@ -553,16 +553,19 @@ def _imports(path: Path) -> set[str]:
 
 def test_alphazero_imports_neither_gtp_nor_training_and_gtp_not_training():
     for package, forbidden in (
-        ("alphazero", ("gojax.gtp", "gojax.training")),
-        ("gtp", ("gojax.training",)),
+        ("alphazero", ("gojax.gtp", "gojax.arena", "gojax.training")),
+        ("gtp", ("gojax.arena", "gojax.training")),
+        ("arena", ("gojax.training",)),
     ):
         for path in sorted((ROOT / "gojax" / package).glob("*.py")):
             bad = sorted(n for n in _imports(path) if n.startswith(forbidden))
             assert not bad, (path.name, bad)
-    # At run time too: alphazero loads neither; gtp loads no flax (its AlphaZero player loads it when asked).
+    # At run time too: alphazero loads neither; gtp and arena load no flax (its AlphaZero player loads it
+    # when asked), and gtp does not load the arena.
     for module, unwanted in (
-        ("gojax.alphazero", ("gojax.gtp", "gojax.training")),
-        ("gojax.gtp", ("gojax.training", "gojax.alphazero", "flax")),
+        ("gojax.alphazero", ("gojax.gtp", "gojax.arena", "gojax.training")),
+        ("gojax.gtp", ("gojax.arena", "gojax.training", "gojax.alphazero", "flax")),
+        ("gojax.arena", ("gojax.training", "gojax.alphazero", "flax")),
     ):
         code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith({unwanted!r})))"
         out = subprocess.run(

@@ -44,13 +44,31 @@ import numpy as np
 
 from gojax._core.types import BLACK, WHITE, GoConfig, GoState
 from gojax._host.vertices import to_gtp
-from gojax.gtp._commands import _EngineParts
 from gojax.gtp._genmove import position_for
 from gojax.gtp._mcts import TreeSearcher
+from gojax.gtp._moves import genmove
 from gojax.gtp._protocol import Command, CommandError, format_error, parse_colour, parse_number
 from gojax.search import SearchStats
 
-__all__ = ["ANALYSIS_PLAYOUTS", "STREAMING", "AnalyzeRequest", "format_analysis", "parse_analyze"]
+if TYPE_CHECKING:
+    from gojax.gtp._engine import GTPEngine
+
+__all__ = [
+    "ANALYSIS_PLAYOUTS",
+    "STREAMING",
+    "AnalyzeRequest",
+    "analyze",
+    "format_analysis",
+    "gogui_analyze_commands",
+    "kata_analyze",
+    "lz_analyze",
+    "ownership",
+    "parse_analyze",
+    "prior_gfx",
+    "pv_gfx",
+    "visits_gfx",
+    "winrate",
+]
 
 STREAMING = ("lz-analyze", "kata-analyze", "lz-genmove_analyze", "kata-genmove_analyze")
 """The commands whose reply streams (the analyses until the next input line, the genmoves until the move)."""
@@ -172,170 +190,174 @@ def format_analysis(config: GoConfig, stats: SearchStats, request: AnalyzeReques
     return " ".join(parts)
 
 
-class _AnalysisCommands(_EngineParts):
-    """The analysis commands (see the module docstring)."""
+def _tree_searcher(engine: GTPEngine) -> TreeSearcher:
+    if not isinstance(engine.searcher, TreeSearcher):
+        raise CommandError("analysis needs the tree-search player (--player mcts)")
+    return engine.searcher
 
-    if TYPE_CHECKING:
 
-        def _genmove(self, args: tuple[str, ...]) -> str: ...
+def _position(engine: GTPEngine, colour: int) -> GoState | None:
+    state = position_for(engine.game, colour)
+    return None if state is None or bool(state.done) else state
 
-    def _analysis_commands(self) -> dict[str, Callable[[tuple[str, ...]], str]]:
-        return {
-            "lz-analyze": lambda args: self._analyze_once(args, kata=False),
-            "kata-analyze": lambda args: self._analyze_once(args, kata=True),
-            "gogui-analyze_commands": self._gogui_analyze_commands,
-            "gojax-visits_gfx": self._visits_gfx,
-            "gojax-prior_gfx": self._prior_gfx,
-            "gojax-pv_gfx": self._pv_gfx,
-            "gojax-winrate": self._winrate,
-            "gojax-ownership": self._ownership,
-        }
 
-    def _tree_searcher(self) -> TreeSearcher:
-        if not isinstance(self.searcher, TreeSearcher):
-            raise CommandError("analysis needs the tree-search player (--player mcts)")
-        return self.searcher
+def _analysis_seconds(engine: GTPEngine) -> float:
+    return _tree_searcher(engine).seconds_per_move or 1.0
 
-    def _position(self, colour: int) -> GoState | None:
-        state = position_for(self.game, colour)
-        return None if state is None or bool(state.done) else state
 
-    def _analysis_seconds(self) -> float:
-        return self._tree_searcher().seconds_per_move or 1.0
+def _analyze_once(engine: GTPEngine, args: tuple[str, ...], kata: bool) -> str:
+    searcher = _tree_searcher(engine)
+    request = parse_analyze(args, engine.game.to_play, kata)
+    state = _position(engine, request.colour)
+    if state is None:
+        return ""
+    seconds = request.interval or _analysis_seconds(engine)
+    stats = searcher.search(engine.config, state, seconds)
+    return format_analysis(engine.config, stats, request, kata)
 
-    def _analyze_once(self, args: tuple[str, ...], kata: bool) -> str:
-        searcher = self._tree_searcher()
-        request = parse_analyze(args, self.game.to_play, kata)
-        state = self._position(request.colour)
-        if state is None:
-            return ""
-        seconds = request.interval or self._analysis_seconds()
-        stats = searcher.search(self.config, state, seconds)
-        return format_analysis(self.config, stats, request, kata)
 
-    def analyze(
-        self, command: Command, write: Callable[[str], None], should_stop: Callable[[], bool]
-    ) -> None:
-        """Runs a streaming ``lz-analyze`` / ``kata-analyze`` and writes its whole framed reply.
+def lz_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return _analyze_once(engine, args, kata=False)
 
-        Args:
-          command: the parsed command (its name one of ``STREAMING``).
-          write: writes (and flushes) text to the controller.
-          should_stop: ``True`` once the next input line has arrived.
-        """
-        kata = command.name.startswith("kata-")
-        try:
-            searcher = self._tree_searcher()
-            request = parse_analyze(command.args, self.game.to_play, kata)
-        except CommandError as error:
-            write(format_error(command.id, str(error)))
-            return
-        if command.name.endswith("genmove_analyze"):
-            self._genmove_analyze(command, request, kata, write)
-            return
-        write(f"={command.id or ''}\n")
-        state = self._position(request.colour)
-        if state is not None:
 
-            def emit(stats: SearchStats) -> None:
-                write(format_analysis(self.config, stats, request, kata) + "\n")
+def kata_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return _analyze_once(engine, args, kata=True)
 
-            stats = searcher.search(
-                self.config,
-                state,
-                None,
-                playouts=ANALYSIS_PLAYOUTS,
-                should_stop=should_stop,
-                on_progress=emit if request.interval > 0 else None,
-                progress_every=request.interval if request.interval > 0 else 1.0,
-            )
-            while not should_stop():
-                time.sleep(0.02)
-            emit(stats)
-        else:
-            while not should_stop():
-                time.sleep(0.02)
-        write("\n")
 
-    def _genmove_analyze(
-        self, command: Command, request: AnalyzeRequest, kata: bool, write: Callable[[str], None]
-    ) -> None:
-        """``genmove`` of ``request.colour`` with analysis lines every ``request.interval``, then ``play``."""
-        searcher = self._tree_searcher()
+def analyze(
+    engine: GTPEngine, command: Command, write: Callable[[str], None], should_stop: Callable[[], bool]
+) -> None:
+    """Runs a streaming ``lz-analyze`` / ``kata-analyze`` and writes its whole framed reply.
+
+    Args:
+      engine: the engine.
+      command: the parsed command (its name one of ``STREAMING``).
+      write: writes (and flushes) text to the controller.
+      should_stop: ``True`` once the next input line has arrived.
+    """
+    kata = command.name.startswith("kata-")
+    try:
+        searcher = _tree_searcher(engine)
+        request = parse_analyze(command.args, engine.game.to_play, kata)
+    except CommandError as error:
+        write(format_error(command.id, str(error)))
+        return
+    if command.name.endswith("genmove_analyze"):
+        _genmove_analyze(engine, command, request, kata, write)
+        return
+    write(f"={command.id or ''}\n")
+    state = _position(engine, request.colour)
+    if state is not None:
 
         def emit(stats: SearchStats) -> None:
-            write(format_analysis(self.config, stats, request, kata) + "\n")
+            write(format_analysis(engine.config, stats, request, kata) + "\n")
 
-        write(f"={command.id or ''}\n")
-        if request.interval > 0:
-            searcher.progress = (emit, request.interval)
-        try:
-            write(f"play {self._genmove((_LETTER[request.colour],))}\n")
-        except Exception:  # the colour is checked: genmove has nothing left to refuse
-            log.exception("%s failed", command.name)
-        finally:
-            searcher.progress = None
-        write("\n")
+        stats = searcher.search(
+            engine.config,
+            state,
+            None,
+            playouts=ANALYSIS_PLAYOUTS,
+            should_stop=should_stop,
+            on_progress=emit if request.interval > 0 else None,
+            progress_every=request.interval if request.interval > 0 else 1.0,
+        )
+        while not should_stop():
+            time.sleep(0.02)
+        emit(stats)
+    else:
+        while not should_stop():
+            time.sleep(0.02)
+    write("\n")
 
-    # -- GoGui ------------------------------------------------------------------------------------
 
-    def _gogui_analyze_commands(self, args):
-        return "\n".join(_GOGUI) if isinstance(self.searcher, TreeSearcher) else ""
+def _genmove_analyze(
+    engine: GTPEngine, command: Command, request: AnalyzeRequest, kata: bool, write: Callable[[str], None]
+) -> None:
+    """``genmove`` of ``request.colour`` with analysis lines every ``request.interval``, then ``play``."""
+    searcher = _tree_searcher(engine)
 
-    def _searched(self) -> tuple[int, SearchStats]:
-        """``(colour, stats)`` of a search of ``seconds_per_move`` on the current position."""
-        searcher = self._tree_searcher()
-        colour = self.game.to_play
-        state = self._position(colour)
-        if state is None:
-            raise CommandError("the game is over")
-        return colour, searcher.search(self.config, state, self._analysis_seconds())
+    def emit(stats: SearchStats) -> None:
+        write(format_analysis(engine.config, stats, request, kata) + "\n")
 
-    def _summary(self, colour: int, stats: SearchStats) -> str:
-        best = to_gtp(self.config, int(stats.best_action))
-        name = "black" if colour == BLACK else "white"
-        return f"{name} win rate {stats.root_winrate:.3f} after {stats.playouts} playouts; best {best}"
+    write(f"={command.id or ''}\n")
+    if request.interval > 0:
+        searcher.progress = (emit, request.interval)
+    try:
+        write(f"play {genmove(engine, (_LETTER[request.colour],))}\n")
+    except Exception:  # the colour is checked: genmove has nothing left to refuse
+        log.exception("%s failed", command.name)
+    finally:
+        searcher.progress = None
+    write("\n")
 
-    def _heat(self, colour: int, stats: SearchStats, values: np.ndarray, labels: bool) -> str:
-        """INFLUENCE of ``values`` scaled to [0, 1] (negated for white), LABELs of visits, TEXT."""
-        points = np.asarray(values, np.float64)[: self.config.pass_action]
-        top = float(points.max()) if points.size and points.max() > 0 else 1.0
-        sign = 1.0 if colour == BLACK else -1.0
-        cells = [
-            f"{to_gtp(self.config, int(p))} {sign * points[p] / top:.3f}" for p in np.flatnonzero(points > 0)
-        ]
-        lines = ["INFLUENCE " + " ".join(cells)] if cells else []
-        if labels:
-            visits = np.asarray(stats.visits)[: self.config.pass_action]
-            marks = [f"{to_gtp(self.config, int(p))} {int(visits[p])}" for p in np.flatnonzero(visits > 0)]
-            if marks:
-                lines.append("LABEL " + " ".join(marks))
-        lines.append("TEXT " + self._summary(colour, stats))
-        return "\n".join(lines)
 
-    def _visits_gfx(self, args):
-        colour, stats = self._searched()
-        return self._heat(colour, stats, np.asarray(stats.visits), labels=True)
+# -- GoGui ----------------------------------------------------------------------------------------
 
-    def _prior_gfx(self, args):
-        colour, stats = self._searched()
-        return self._heat(colour, stats, np.asarray(stats.prior), labels=False)
 
-    def _pv_gfx(self, args):
-        colour, stats = self._searched()
-        line, mover = [], colour
-        for action in stats.pvs.get(int(stats.best_action), (int(stats.best_action),)):
-            line.append(f"{_LETTER[mover]} {to_gtp(self.config, int(action))}")
-            mover = BLACK + WHITE - mover
-        return "VAR " + " ".join(line) + "\nTEXT " + self._summary(colour, stats)
+def gogui_analyze_commands(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return "\n".join(_GOGUI) if isinstance(engine.searcher, TreeSearcher) else ""
 
-    def _winrate(self, args):
-        colour, stats = self._searched()
-        return self._summary(colour, stats)
 
-    def _ownership(self, args):
-        _, stats = self._searched()
-        if stats.ownership is None:
-            raise CommandError("the tree search gives no ownership")
-        grid = np.asarray(stats.ownership, np.float64).reshape(self.config.size, self.config.size)
-        return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in grid)
+def _searched(engine: GTPEngine) -> tuple[int, SearchStats]:
+    """``(colour, stats)`` of a search of ``seconds_per_move`` on the current position."""
+    searcher = _tree_searcher(engine)
+    colour = engine.game.to_play
+    state = _position(engine, colour)
+    if state is None:
+        raise CommandError("the game is over")
+    return colour, searcher.search(engine.config, state, _analysis_seconds(engine))
+
+
+def _summary(config: GoConfig, colour: int, stats: SearchStats) -> str:
+    best = to_gtp(config, int(stats.best_action))
+    name = "black" if colour == BLACK else "white"
+    return f"{name} win rate {stats.root_winrate:.3f} after {stats.playouts} playouts; best {best}"
+
+
+def _heat(config: GoConfig, colour: int, stats: SearchStats, values: np.ndarray, labels: bool) -> str:
+    """INFLUENCE of ``values`` scaled to [0, 1] (negated for white), LABELs of visits, TEXT."""
+    points = np.asarray(values, np.float64)[: config.pass_action]
+    top = float(points.max()) if points.size and points.max() > 0 else 1.0
+    sign = 1.0 if colour == BLACK else -1.0
+    cells = [f"{to_gtp(config, int(p))} {sign * points[p] / top:.3f}" for p in np.flatnonzero(points > 0)]
+    lines = ["INFLUENCE " + " ".join(cells)] if cells else []
+    if labels:
+        visits = np.asarray(stats.visits)[: config.pass_action]
+        marks = [f"{to_gtp(config, int(p))} {int(visits[p])}" for p in np.flatnonzero(visits > 0)]
+        if marks:
+            lines.append("LABEL " + " ".join(marks))
+    lines.append("TEXT " + _summary(config, colour, stats))
+    return "\n".join(lines)
+
+
+def visits_gfx(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    colour, stats = _searched(engine)
+    return _heat(engine.config, colour, stats, np.asarray(stats.visits), labels=True)
+
+
+def prior_gfx(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    colour, stats = _searched(engine)
+    return _heat(engine.config, colour, stats, np.asarray(stats.prior), labels=False)
+
+
+def pv_gfx(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    colour, stats = _searched(engine)
+    line, mover = [], colour
+    for action in stats.pvs.get(int(stats.best_action), (int(stats.best_action),)):
+        line.append(f"{_LETTER[mover]} {to_gtp(engine.config, int(action))}")
+        mover = BLACK + WHITE - mover
+    return "VAR " + " ".join(line) + "\nTEXT " + _summary(engine.config, colour, stats)
+
+
+def winrate(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    colour, stats = _searched(engine)
+    return _summary(engine.config, colour, stats)
+
+
+def ownership(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    _, stats = _searched(engine)
+    if stats.ownership is None:
+        raise CommandError("the tree search gives no ownership")
+    size = engine.config.size
+    grid = np.asarray(stats.ownership, np.float64).reshape(size, size)
+    return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in grid)

@@ -1,195 +1,119 @@
-"""The SGF and time commands of :class:`~gojax.gtp.GTPEngine` (mixins of the engine class, host side).
+"""The command table of :class:`~gojax.gtp.GTPEngine`: every GTP command it knows, name -> handler.
 
-* ``loadsgf file [move_number]``, ``printsgf [file]`` (:class:`_SgfCommands`);
-* ``time_settings``, ``kgs-time_settings``, ``time_left``, ``gojax-warmup``
-  and the warm-up before the first timed move (:class:`_TimeCommands`).
+A handler is a function ``handler(engine, args) -> response``: ``args`` are
+the command's words after its name, the response is the text after ``=``
+(``""`` for none), and a failure raises
+:class:`~gojax.gtp._protocol.CommandError` with the GTP error message.
+Handlers live with their topic (``_board``, ``_moves``, ``_record``,
+``_time``, ``_handicap``, ``_endgame``, ``_analysis``) and share the
+engine's state (its game, clocks and searcher); :data:`COMMANDS` is the one
+place that lists them, in the order ``list_commands`` answers, and
+``known_command`` reads it too.
 
-Both read and set the engine's game, clocks and searcher (declared in
-:class:`_EngineParts`).
+The streaming commands (``lz-analyze`` and ``kata-analyze`` with an
+interval, ``lz-genmove_analyze``, ``kata-genmove_analyze``; see
+:mod:`gojax.gtp._analysis`) need the console loop of ``gojax-gtp``, which
+runs them through :meth:`~gojax.gtp.GTPEngine.analyze`; in the table
+``lz-analyze`` and ``kata-analyze`` answer one line.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import numpy as np
+from gojax._version import __version__
+from gojax.gtp import _analysis, _board, _endgame, _handicap, _moves, _record, _time
+from gojax.gtp._protocol import check_arity
 
-from gojax._core.types import BLACK, WHITE, GoConfig
-from gojax._host.atomic import atomic_write
-from gojax.gtp._clock import Clock
-from gojax.gtp._game import Game, GameOver
-from gojax.gtp._players import Searcher
-from gojax.gtp._protocol import CommandError, check_arity, parse_colour, parse_number
-from gojax.sgf import SGFError, read_sgf, to_sgf
+if TYPE_CHECKING:
+    from gojax.gtp._engine import GTPEngine
 
-__all__: list[str] = []
+__all__ = ["COMMANDS", "Handler"]
 
-log = logging.getLogger("gojax.gtp")
+Handler = Callable[["GTPEngine", tuple[str, ...]], str]
+"""``handler(engine, args) -> response``; raises ``CommandError`` with the GTP error message."""
 
 
-class _EngineParts:
-    """What the command mixins use of the engine."""
-
-    game: Game
-    fixed_size: int | None
-    clocks: dict[int, Clock]
-    searcher: Searcher
-    warm_up_on_time_settings: bool
-    _time_settings: tuple[float, float, int] | None
-    _warmed: set[GoConfig]
-
-    @property
-    def config(self) -> GoConfig:
-        """The rules of the current game."""
-        return self.game.config
-
-    @property
-    def time_source(self) -> Callable[[], float]:
-        """The engine's time source (seconds; ``time.monotonic``), shared with its searcher.
-
-        ``genmove`` charges the time it took by this source to the mover's
-        clock, and the searcher times its levels and cuts a late search off
-        by it. Set another (e.g. a clock a test advances by hand) with
-        ``engine.time_source = now``.
-        """
-        return self.searcher.now
-
-    @time_source.setter
-    def time_source(self, now: Callable[[], float]) -> None:
-        self.searcher.now = now
-
-    if TYPE_CHECKING:
-
-        def _config(self, size: int, komi: float) -> GoConfig: ...
-
-        def _info(self, args: tuple[str, ...]) -> str: ...
-
-    def _reset_clocks(self) -> None:
-        if self._time_settings is None:
-            self.clocks = {BLACK: Clock(), WHITE: Clock()}
-        else:
-            self.clocks = {colour: Clock.from_settings(*self._time_settings) for colour in (BLACK, WHITE)}
+def _protocol_version(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return "2"
 
 
-class _SgfCommands(_EngineParts):
-    """``loadsgf`` and ``printsgf``."""
-
-    def _loadsgf(self, args):
-        check_arity(args, 1, 2, usage="loadsgf filename [move_number]")
-        limit = None
-        if len(args) == 2:
-            limit = int(parse_number(args[1], "move_number", integer=True))
-            if limit < 1:
-                raise CommandError(f"syntax error: move_number must be >= 1, got {limit}")
-        try:
-            record = read_sgf(args[0])
-        except SGFError as error:
-            raise CommandError(f"cannot load file: {error}") from None
-        size = record.config.size
-        if self.fixed_size is not None and size != self.fixed_size:
-            raise CommandError("unacceptable size")
-        komi = self.config.komi if record.komi_recorded is None else record.config.komi
-        try:
-            game = Game.from_record(record, self._config(size, komi), limit)
-        except (ValueError, GameOver) as error:
-            raise CommandError(f"cannot load file: {error}") from None
-        self.game = game
-        self._reset_clocks()
-        return ""
-
-    def _printsgf(self, args):
-        check_arity(args, 0, 1, usage="printsgf [filename]")
-        game = self.game
-        result = game.result() if game.over else None
-        setup = game.setup if game.setup is not None and np.any(game.setup) else None
-        metadata = {"HA": str(game.handicap)} if game.handicap else None
-        text = to_sgf(
-            game.config,
-            game.played(),
-            setup=setup,
-            first_player=game.first_player,
-            result=result,
-            metadata=metadata,
-        )
-        if args:
-            try:
-                atomic_write(args[0], text)
-            except OSError as error:
-                raise CommandError(f"cannot write file: {error.strerror or error}") from None
-            return ""
-        return text
+def _name(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return engine.name
 
 
-class _TimeCommands(_EngineParts):
-    """``time_settings``, ``kgs-time_settings``, ``time_left``, ``gojax-warmup``."""
+def _version(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return f"{__version__} ({engine.searcher.levels[0].label})"
 
-    def _time_settings_command(self, args):
-        check_arity(args, 3, usage="time_settings main_time byo_yomi_time byo_yomi_stones")
-        main = parse_number(args[0], "main_time")
-        byo = parse_number(args[1], "byo_yomi_time")
-        stones = int(parse_number(args[2], "byo_yomi_stones", integer=True))
-        try:
-            Clock.from_settings(main, byo, stones)
-        except ValueError as error:
-            raise CommandError(f"syntax error: {error}") from None
-        self._set_time(main, byo, stones)
-        return ""
 
-    def _set_time(self, main: float, byo: float, stones: int) -> None:
-        self._time_settings = (main, byo, stones)
-        self._reset_clocks()
-        self._warm_up_if_timed(self.clocks[BLACK])
+def _known_command(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    check_arity(args, 1, usage="known_command command_name")
+    return "true" if args[0] in COMMANDS else "false"
 
-    def _kgs_time_settings(self, args):
-        usage = "kgs-time_settings none | absolute main | canadian main byo stones | byoyomi main period n"
-        if not args:
-            raise CommandError(f"syntax error: usage: {usage}")
-        system = args[0].lower()
-        values = [parse_number(word, "time") for word in args[1:]]
-        if any(value < 0 for value in values):
-            raise CommandError("syntax error: times must be >= 0")
-        if system == "none" and not values:
-            self._set_time(0, 1, 0)
-        elif system == "absolute" and len(values) == 1:
-            self._set_time(values[0], 0, 0)
-        elif system == "canadian" and len(values) == 3:
-            self._set_time(values[0], values[1], int(values[2]))
-        elif system == "byoyomi" and len(values) == 3:
-            self._set_time(values[0], values[1], 1)  # Japanese periods: one move per period (kept simple)
-        else:
-            raise CommandError(f"syntax error: usage: {usage}")
-        return ""
 
-    def _warm_up_if_timed(self, clock: Clock) -> None:
-        """Compiles and times the player before the first timed move of a config (outside the clock)."""
-        if clock.limited and self.warm_up_on_time_settings and self.config not in self._warmed:
-            self._warm_up(clock.budget(self.config.num_points, int(self.game.state.move_number)))
+def _list_commands(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return "\n".join(COMMANDS)
 
-    def _time_left(self, args):
-        check_arity(args, 3, usage="time_left colour time stones")
-        colour = parse_colour(args[0])
-        seconds = parse_number(args[1], "time")
-        stones = int(parse_number(args[2], "stones", integer=True))
-        try:
-            self.clocks[colour].set_left(seconds, stones)
-        except ValueError as error:
-            raise CommandError(f"syntax error: {error}") from None
-        self._warm_up_if_timed(self.clocks[colour])
-        return ""
 
-    def _warm_up(self, max_seconds: float | None) -> None:
-        start = time.perf_counter()
-        try:
-            self.game.warm_up()
-            self.searcher.warm_up(self.config, self.game.state, max_seconds)
-            self._warmed.add(self.config)
-        except Exception:
-            log.exception("warm-up failed; genmove will fall back when time is short")
-        log.info("warm-up done in %.1f s", time.perf_counter() - start)
+def _quit(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    engine.quit_requested = True
+    return ""
 
-    def _warmup(self, args):
-        self._warm_up(None)
-        return self._info(())
+
+def _cputime(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return f"{time.process_time():.3f}"
+
+
+COMMANDS: dict[str, Handler] = {
+    # the protocol
+    "protocol_version": _protocol_version,
+    "name": _name,
+    "version": _version,
+    "known_command": _known_command,
+    "list_commands": _list_commands,
+    "quit": _quit,
+    # the board and the moves
+    "boardsize": _board.boardsize,
+    "clear_board": _board.clear_board,
+    "komi": _board.komi,
+    "play": _moves.play,
+    "genmove": _moves.genmove,
+    "reg_genmove": _moves.reg_genmove,
+    "undo": _moves.undo,
+    "showboard": _board.showboard,
+    # the end of a game
+    "final_score": _endgame.final_score,
+    "final_status_list": _endgame.final_status_list,
+    # handicap stones
+    "fixed_handicap": _handicap.fixed_handicap,
+    "place_free_handicap": _handicap.place_free_handicap,
+    "set_free_handicap": _handicap.set_free_handicap,
+    # KGS and GNU Go extensions
+    "kgs-genmove_cleanup": _moves.genmove_cleanup,
+    "list_stones": _endgame.list_stones,
+    # SGF files
+    "loadsgf": _record.loadsgf,
+    "printsgf": _record.printsgf,
+    # time
+    "time_settings": _time.time_settings,
+    "time_left": _time.time_left,
+    "kgs-time_settings": _time.kgs_time_settings,
+    # gojax's own
+    "all_legal": _board.legal_moves,
+    "gojax-legal_moves": _board.legal_moves,
+    "gojax-info": _time.info,
+    "gojax-warmup": _time.warmup,
+    "cputime": _cputime,
+    # analysis for GUIs (Sabaki, Lizzie, GoGui)
+    "lz-analyze": _analysis.lz_analyze,
+    "kata-analyze": _analysis.kata_analyze,
+    "gogui-analyze_commands": _analysis.gogui_analyze_commands,
+    "gojax-visits_gfx": _analysis.visits_gfx,
+    "gojax-prior_gfx": _analysis.prior_gfx,
+    "gojax-pv_gfx": _analysis.pv_gfx,
+    "gojax-winrate": _analysis.winrate,
+    "gojax-ownership": _analysis.ownership,
+}
+"""Every command of the engine, in the order ``list_commands`` answers: name -> :data:`Handler`."""

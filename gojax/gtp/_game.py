@@ -1,4 +1,4 @@
-"""A host-side game for GTP: a stack of ``GoState`` s with undo, colours in any order, jitted rules.
+"""The host-side game of GTP: a stack of ``GoState`` s with undo, colours in any order, jitted rules.
 
 GTP lets a controller do what gojax's alternating game does not:
 
@@ -15,6 +15,9 @@ The rules functions (``step``, ``legal_action_mask``, ``area``) are jitted
 once per rules config without komi (``step`` and the mask do not read it) and
 cached for the process, so a ``komi`` command compiles nothing. Komi enters
 only the score, computed on the host from the area.
+
+The engine keeps its game in a :class:`Game`, and so does the referee of
+games between engines (:func:`gojax.arena.referee_game`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,10 @@ from gojax._host import compiled
 from gojax._host.diagram import from_board
 from gojax._host.grid import board_of
 from gojax._host.illegal import why_illegal
-from gojax._host.results import format_margin as format_score
 from gojax._host.results import result_string
 from gojax._host.vertices import to_gtp
 
-__all__ = ["Game", "GameOver", "IllegalMove", "format_score"]
+__all__ = ["Game", "GameOver", "IllegalMove"]
 
 _NAME = {BLACK: "black", WHITE: "white"}
 

@@ -22,16 +22,27 @@ so ``undo`` cannot take them back.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from gojax._core.types import BLACK, EMPTY, WHITE
 from gojax._host.diagram import from_board
 from gojax._host.vertices import to_gtp
-from gojax.gtp._commands import _EngineParts
 from gojax.gtp._game import Game
 from gojax.gtp._protocol import CommandError, check_arity, parse_number, parse_vertex
 
-__all__ = ["fixed_points", "free_points", "max_fixed"]
+if TYPE_CHECKING:
+    from gojax.gtp._engine import GTPEngine
+
+__all__ = [
+    "fixed_handicap",
+    "fixed_points",
+    "free_points",
+    "max_fixed",
+    "place_free_handicap",
+    "set_free_handicap",
+]
 
 MIN_STONES = 2
 
@@ -113,65 +124,67 @@ def free_points(size: int, count: int) -> list[int]:
     return chosen
 
 
-class _HandicapCommands(_EngineParts):
-    """``fixed_handicap``, ``place_free_handicap``, ``set_free_handicap``."""
+def _start_handicap(engine: GTPEngine, points: list[int]) -> str:
+    """Starts the game from black stones on ``points`` (white to play); the reply lists them."""
+    config = engine.config
+    grid = np.zeros(config.num_points, np.int8)
+    grid[points] = BLACK
+    try:
+        start = from_board(config, grid.reshape(config.size, config.size), to_play=WHITE)
+    except ValueError as error:
+        raise CommandError(f"bad vertex list: {error}") from None
+    game = Game(config, start)
+    game.handicap = len(points)
+    engine.game = game
+    return " ".join(to_gtp(config, point) for point in points)
 
-    def _start_handicap(self, points: list[int]) -> str:
-        """Starts the game from black stones on ``points`` (white to play); the reply lists them."""
-        config = self.config
-        grid = np.zeros(config.num_points, np.int8)
-        grid[points] = BLACK
-        try:
-            start = from_board(config, grid.reshape(config.size, config.size), to_play=WHITE)
-        except ValueError as error:
-            raise CommandError(f"bad vertex list: {error}") from None
-        game = Game(config, start)
-        game.handicap = len(points)
-        self.game = game
-        return " ".join(to_gtp(config, point) for point in points)
 
-    def _check_empty(self) -> None:
-        if np.any(self.game.board() != EMPTY):
-            raise CommandError("board not empty")
+def _check_empty(engine: GTPEngine) -> None:
+    if np.any(engine.game.board() != EMPTY):
+        raise CommandError("board not empty")
 
-    def _stone_count(self, args, usage: str) -> int:
-        check_arity(args, 1, usage=usage)
-        count = int(parse_number(args[0], "number_of_stones", integer=True))
-        self._check_empty()
-        if count < MIN_STONES:
-            raise CommandError(f"invalid number of stones: {count} (at least {MIN_STONES})")
-        return count
 
-    def _fixed_handicap(self, args):
-        count = self._stone_count(args, "fixed_handicap number_of_stones")
-        try:
-            points = fixed_points(self.config.size, count)
-        except ValueError as error:
-            raise CommandError(f"invalid number of stones: {error}") from None
-        return self._start_handicap(points)
+def _stone_count(engine: GTPEngine, args: tuple[str, ...], usage: str) -> int:
+    check_arity(args, 1, usage=usage)
+    count = int(parse_number(args[0], "number_of_stones", integer=True))
+    _check_empty(engine)
+    if count < MIN_STONES:
+        raise CommandError(f"invalid number of stones: {count} (at least {MIN_STONES})")
+    return count
 
-    def _place_free_handicap(self, args):
-        count = self._stone_count(args, "place_free_handicap number_of_stones")
-        if count > self.config.num_points - 1:
-            raise CommandError(f"invalid number of stones: {count} (at most {self.config.num_points - 1})")
-        return self._start_handicap(free_points(self.config.size, count))
 
-    def _set_free_handicap(self, args):
-        config = self.config
-        if not args:
-            raise CommandError("syntax error: usage: set_free_handicap vertex vertex ...")
-        points = []
-        for word in args:
-            action = parse_vertex(config, word)
-            if action == "resign" or action == config.pass_action:
-                raise CommandError(f"bad vertex list: {word} is not a point")
-            if action in points:
-                raise CommandError(f"bad vertex list: {word} is repeated")
-            points.append(int(action))
-        self._check_empty()
-        if not MIN_STONES <= len(points) <= config.num_points - 1:
-            raise CommandError(
-                f"bad vertex list: {len(points)} stones (from {MIN_STONES} to {config.num_points - 1})"
-            )
-        self._start_handicap(points)
-        return ""
+def fixed_handicap(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    count = _stone_count(engine, args, "fixed_handicap number_of_stones")
+    try:
+        points = fixed_points(engine.config.size, count)
+    except ValueError as error:
+        raise CommandError(f"invalid number of stones: {error}") from None
+    return _start_handicap(engine, points)
+
+
+def place_free_handicap(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    count = _stone_count(engine, args, "place_free_handicap number_of_stones")
+    if count > engine.config.num_points - 1:
+        raise CommandError(f"invalid number of stones: {count} (at most {engine.config.num_points - 1})")
+    return _start_handicap(engine, free_points(engine.config.size, count))
+
+
+def set_free_handicap(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    config = engine.config
+    if not args:
+        raise CommandError("syntax error: usage: set_free_handicap vertex vertex ...")
+    points: list[int] = []
+    for word in args:
+        action = parse_vertex(config, word)
+        if action == "resign" or action == config.pass_action:
+            raise CommandError(f"bad vertex list: {word} is not a point")
+        if action in points:
+            raise CommandError(f"bad vertex list: {word} is repeated")
+        points.append(int(action))
+    _check_empty(engine)
+    if not MIN_STONES <= len(points) <= config.num_points - 1:
+        raise CommandError(
+            f"bad vertex list: {len(points)} stones (from {MIN_STONES} to {config.num_points - 1})"
+        )
+    _start_handicap(engine, points)
+    return ""

@@ -56,13 +56,26 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gojax-gtp",
         description="A GTP v2 Go engine on gojax (Tromp-Taylor area scoring, superko).",
     )
-    rules = parser.add_argument_group("rules")
+    _add_rules(parser.add_argument_group("rules"))
+    player = parser.add_argument_group("player")
+    _add_player(player)
+    _add_tree_search(player)
+    _add_network(player)
+    _add_decisions(player)
+    _add_engine(parser.add_argument_group("engine"))
+    return parser
+
+
+def _add_rules(rules: argparse._ArgumentGroup) -> None:
     rules.add_argument("--size", type=_size, default=19, help="board size at start, 2..25 (default 19)")
     rules.add_argument("--komi", type=float, default=7.5, help="komi at start (default 7.5)")
     rules.add_argument("--ko-rule", choices=("positional", "situational", "simple"), default="positional")
     rules.add_argument("--suicide", action="store_true", help="allow suicide (Tromp-Taylor, New Zealand)")
     rules.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 4*N*N)")
-    player = parser.add_argument_group("player")
+
+
+def _add_player(player: argparse._ArgumentGroup) -> None:
+    """The player kind and the size of its search."""
     player.add_argument(
         "--player",
         choices=PLAYERS,
@@ -88,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="UCT / Monte-Carlo playout policy",
     )
+
+
+def _add_tree_search(player: argparse._ArgumentGroup) -> None:
+    """The settings of the tree search (``mcts``) that replace ``TreeSearchSettings``' defaults."""
     player.add_argument(
         "--playout-policy",
         default=None,
@@ -121,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="mcts with --checkpoint: the network value's weight against the playouts, 0..1 (default 0.5)",
     )
+
+
+def _add_network(player: argparse._ArgumentGroup) -> None:
+    """The network of ``az`` (or the tree search's guide), its search, and the seed."""
     player.add_argument(
         "--checkpoint",
         default=None,
@@ -128,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
+
+
+def _add_decisions(player: argparse._ArgumentGroup) -> None:
+    """When the engine resigns and passes."""
     player.add_argument(
         "--resign-threshold",
         type=float,
@@ -151,7 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="play the search's pass even while the opponent has not passed and safe moves are left",
     )
-    engine = parser.add_argument_group("engine")
+
+
+def _add_engine(engine: argparse._ArgumentGroup) -> None:
+    """The engine's name, devices, warm-up, compilation cache and log."""
     engine.add_argument("--name", default="gojax", help="the answer to 'name'")
     engine.add_argument(
         "--host-devices",
@@ -168,7 +196,6 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_argument("--compile-cache", "--cache-dir", metavar="DIR", default=None, help=_CACHE_HELP)
     cache.add_argument("--no-compile-cache", action="store_true", help="compile everything afresh")
     engine.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    return parser
 
 
 def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, EngineOptions]:

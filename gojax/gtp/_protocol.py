@@ -1,4 +1,4 @@
-"""GTP v2 framing (host side): clean a line, split it into id / command / arguments, format replies.
+"""GTP v2 framing (host side): clean a line, split it into id / command / arguments, format replies, errors.
 
 The Go Text Protocol (Gunnar Farnebaeck, version 2, draft 2) asks an engine to:
 
@@ -26,6 +26,7 @@ from gojax._host.vertices import from_gtp
 __all__ = [
     "Command",
     "CommandError",
+    "GTPError",
     "check_arity",
     "clean_line",
     "format_error",
@@ -42,6 +43,24 @@ _COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 
 class CommandError(Exception):
     """A command failed; ``str(error)`` is the GTP error message (``illegal move``, ``syntax error``, ...)."""
+
+
+class GTPError(RuntimeError):
+    """A ``?`` reply to ``send(command) -> reply`` (or a dead engine).
+
+    :meth:`gojax.gtp.GTPEngine.send` raises it, and so does the client of
+    another engine (:class:`gojax.arena.GTPClient`): a referee drives both the
+    same way.
+
+    Attributes:
+      command: the command sent.
+      message: the error message received.
+    """
+
+    def __init__(self, command: str, message: str):
+        super().__init__(f"{command!r} failed: {message}")
+        self.command = command
+        self.message = message
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,8 +18,9 @@ recompile. The default baselines (:func:`default_baselines`):
 * ``uct``: :class:`gojax.players.UCTPlayer` with random playouts and the
   **same number of simulations** as the agent's search.
 
-:func:`play_gnugo` plays a saved network against GNU Go over GTP
-(:mod:`gojax.gtp`), game by game on the host.
+:func:`play_gnugo` plays a saved network (a :class:`gojax.gtp.GTPEngine`)
+against GNU Go over GTP, refereed by :func:`gojax.arena.referee_game`, game
+by game on the host.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from gojax._core import checks
 from gojax._core.types import GoConfig
 from gojax._host.atomic import atomic_write
 from gojax.alphazero import PLAY_SETTINGS, AlphaZeroPlayer, Observation, SearchSettings, basic_planes
-from gojax.gtp import EngineOptions, GTPClient, GTPEngine, PlayerSpec, find_gnugo, gnugo_command, referee_game
+from gojax.arena import GTPClient, find_gnugo, gnugo_command, referee_game
+from gojax.gtp import EngineOptions, GTPEngine, PlayerSpec
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
 from gojax.players.match import MatchResult, play_games, summarize_results
 
@@ -144,7 +146,7 @@ class Evaluator:
 
 
 def gnugo_available() -> bool:
-    """Whether a GNU Go binary is installed (:func:`gojax.gtp.find_gnugo`)."""
+    """Whether a GNU Go binary is installed (:func:`gojax.arena.find_gnugo`)."""
     return find_gnugo() is not None
 
 
@@ -163,7 +165,7 @@ def play_gnugo(
     The agent is :class:`gojax.gtp.GTPEngine` with an ``"az"`` player, as pure
     as the engine allows (``pass_when_ahead=False``, ``allow_early_pass=True``:
     the search's own moves); GNU Go runs under Chinese rules with positional
-    superko and ``--capture-all-dead`` (:func:`gojax.gtp.gnugo_command`).
+    superko and ``--capture-all-dead`` (:func:`gojax.arena.gnugo_command`).
     Colours alternate (the agent is black in even games). Games are scored by
     gojax's Tromp-Taylor area, as in :func:`gojax.players.play_match`.
 

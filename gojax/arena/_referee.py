@@ -1,4 +1,4 @@
-"""A referee for games between two GTP engines, with gojax as the authority (host side).
+"""The referee of a game between two GTP engines, with gojax's rules as the authority (host side).
 
 ::
 
@@ -7,7 +7,7 @@
     print(game.result, game.reason, game.disagreements)
     gojax.sgf.atomic_write("game.sgf", game.sgf())
 
-The referee keeps the game with :class:`~gojax.gtp._game.Game`: it asks the
+The referee keeps the game with :class:`gojax.gtp.Game`: it asks the
 player to move for ``genmove``, checks the answer against gojax's legal mask
 (an illegal or unreadable move forfeits the game), plays it into the other
 engine with ``play``, and ends the game at two passes, a resignation, a
@@ -18,8 +18,8 @@ Tromp-Taylor area score; both engines are then asked for ``final_score``
 from gojax's is listed in ``disagreements``.
 
 An "engine" is anything with ``send(command) -> str`` raising
-:class:`GTPError` on a ``?`` reply: a :class:`GTPClient` or an in-process
-:class:`GTPEngine`.
+:class:`~gojax.gtp.GTPError` on a ``?`` reply: a :class:`~gojax.arena.GTPClient`
+or an in-process :class:`gojax.gtp.GTPEngine`.
 """
 
 from __future__ import annotations
@@ -31,15 +31,25 @@ from collections.abc import Callable
 
 from gojax._core.types import BLACK, WHITE, GoConfig
 from gojax._host.results import format_margin, parse_result, winner_of_result
-from gojax._host.vertices import to_gtp
-from gojax.gtp._client import GTPError
-from gojax.gtp._game import Game
-from gojax.gtp._protocol import CommandError, parse_vertex
+from gojax._host.vertices import from_gtp, to_gtp
+from gojax.gtp import Game, GTPError
 from gojax.sgf import to_sgf
 
 __all__ = ["RefereeResult", "parse_score", "referee_game"]
 
 _LETTER = {BLACK: "b", WHITE: "w"}
+
+
+def _action(config: GoConfig, reply: str) -> int | str | None:
+    """The action of a ``genmove`` reply (its first word), ``"resign"``, or ``None`` for no vertex."""
+    words = reply.split()
+    word = words[0] if words else reply
+    if word.lower() == "resign":
+        return "resign"
+    try:
+        return from_gtp(config, word)
+    except ValueError:
+        return None
 
 
 def parse_score(text: str | None) -> float | None:
@@ -118,67 +128,17 @@ def referee_game(
     name_of = {BLACK: names[0], WHITE: names[1]}
     if names[0] == names[1]:
         name_of = {BLACK: f"{names[0]} (black)", WHITE: f"{names[1]} (white)"}
-    for engine in (black, white):
-        engine.send(f"boardsize {config.size}")
-        engine.send("clear_board")
-        engine.send(f"komi {config.komi:g}")
-        if time_settings is not None:
-            engine.send("time_settings {:g} {:g} {:d}".format(*time_settings))
+    _set_up(config, (black, white), time_settings)
     game = Game(config)
-    spent = {BLACK: 0.0, WHITE: 0.0}
-    reason = None
-    colour = BLACK
-    while reason is None:
-        state = game.state
-        if bool(state.terminated):
-            reason = "two passes"
-            break
-        if bool(state.truncated):
-            reason = "move cap"
-            break
-        start = time.perf_counter()
-        reply = engines[colour].send(f"genmove {_LETTER[colour]}")
-        seconds = time.perf_counter() - start
-        spent[colour] += seconds
-        try:
-            action = parse_vertex(config, reply.split()[0] if reply.split() else reply)
-        except CommandError:
-            action = None
-        if action == "resign":
-            game.resign(colour)
-            reason = "resignation"
-            break
-        if not isinstance(action, int) or not game.legal_mask()[action]:
-            game.forfeit(colour)
-            reason = f"forfeit: {name_of[colour]} answered {reply!r}, not a legal move"
-            break
-        game.play(colour, action)
-        vertex = to_gtp(config, action)
-        if on_move is not None:
-            on_move(colour, action, vertex, seconds)
-        try:
-            engines[BLACK + WHITE - colour].send(f"play {_LETTER[colour]} {vertex}")
-        except GTPError as error:
-            reason = f"rejected: {name_of[BLACK + WHITE - colour]} refused {vertex}: {error.message}"
-            break
-        colour = BLACK + WHITE - colour
+    reason, spent = _play_out(config, game, engines, name_of, on_move)
     score = game.score()
     result = game.result()
     winner = winner_of_result(result) or 0
     engine_scores: dict[str, str | None] = {}
-    disagreements = []
-    scored = reason in ("two passes", "move cap") or reason.startswith("rejected")
+    disagreements: list[str] = []
     if ask_final_score:
-        for colour in (BLACK, WHITE):
-            try:
-                reply = engines[colour].send("final_score")
-            except GTPError as error:
-                reply = None
-                disagreements.append(f"{name_of[colour]}: final_score failed: {error.message}")
-            engine_scores[name_of[colour]] = reply
-            value = parse_score(reply)
-            if scored and reply is not None and (value is None or abs(value - score) > 1e-6):
-                disagreements.append(f"{name_of[colour]} says {reply}, gojax {format_margin(score)}")
+        scored = reason in ("two passes", "move cap") or reason.startswith("rejected")
+        engine_scores, disagreements = _final_scores(engines, name_of, score, scored)
     return RefereeResult(
         config=config,
         names=(name_of[BLACK], name_of[WHITE]),
@@ -191,3 +151,63 @@ def referee_game(
         disagreements=disagreements,
         seconds=(spent[BLACK], spent[WHITE]),
     )
+
+
+def _set_up(config: GoConfig, engines, time_settings: tuple[float, float, int] | None) -> None:
+    """The board, the komi and the clock of a new game, sent to both engines."""
+    for engine in engines:
+        engine.send(f"boardsize {config.size}")
+        engine.send("clear_board")
+        engine.send(f"komi {config.komi:g}")
+        if time_settings is not None:
+            engine.send("time_settings {:g} {:g} {:d}".format(*time_settings))
+
+
+def _play_out(config: GoConfig, game: Game, engines, name_of, on_move) -> tuple[str, dict[int, float]]:
+    """Asks the engines for their moves in turn until the game ends; ``(reason, seconds by colour)``."""
+    spent = {BLACK: 0.0, WHITE: 0.0}
+    colour = BLACK
+    while True:
+        state = game.state
+        if bool(state.terminated):
+            return "two passes", spent
+        if bool(state.truncated):
+            return "move cap", spent
+        start = time.perf_counter()
+        reply = engines[colour].send(f"genmove {_LETTER[colour]}")
+        seconds = time.perf_counter() - start
+        spent[colour] += seconds
+        action = _action(config, reply)
+        if action == "resign":
+            game.resign(colour)
+            return "resignation", spent
+        if not isinstance(action, int) or not game.legal_mask()[action]:
+            game.forfeit(colour)
+            return f"forfeit: {name_of[colour]} answered {reply!r}, not a legal move", spent
+        game.play(colour, action)
+        vertex = to_gtp(config, action)
+        if on_move is not None:
+            on_move(colour, action, vertex, seconds)
+        other = BLACK + WHITE - colour
+        try:
+            engines[other].send(f"play {_LETTER[colour]} {vertex}")
+        except GTPError as error:
+            return f"rejected: {name_of[other]} refused {vertex}: {error.message}", spent
+        colour = other
+
+
+def _final_scores(engines, name_of, score: float, scored: bool) -> tuple[dict[str, str | None], list[str]]:
+    """Each engine's ``final_score``, and where it disagrees with gojax's ``score`` (when ``scored``)."""
+    engine_scores: dict[str, str | None] = {}
+    disagreements = []
+    for colour in (BLACK, WHITE):
+        try:
+            reply = engines[colour].send("final_score")
+        except GTPError as error:
+            reply = None
+            disagreements.append(f"{name_of[colour]}: final_score failed: {error.message}")
+        engine_scores[name_of[colour]] = reply
+        value = parse_score(reply)
+        if scored and reply is not None and (value is None or abs(value - score) > 1e-6):
+            disagreements.append(f"{name_of[colour]} says {reply}, gojax {format_margin(score)}")
+    return engine_scores, disagreements

@@ -1,12 +1,15 @@
-"""``gojax-match``: a refereed match between two GTP engines, with a Wilson interval (host side).
+"""Refereed matches between two GTP engines: colours alternated, every game saved, a Wilson interval.
 
 ::
 
-    gojax-match gojax:mcts gnugo:1 --games 10 --size 9 --seconds-per-move 1 --out runs/match
-    gojax-match gojax:uct:simulations=256 gojax:random --games 4 --size 9
-    gojax-match "cmd:/usr/games/gnugo --mode gtp --level 5" gnugo:1 --games 2
+    names = ("gojax:mcts", "gnugo:1")
+    argvs = [engine_argv(name, size=9, komi=7.5) for name in names]
+    with GTPClient(argvs[0]) as ours, GTPClient(argvs[1]) as gnugo:
+        record = play_match(GoConfig(size=9), (ours, gnugo), names, 10, Path("runs/match"))
+    print(record.line())        # counts, score, Wilson interval, seconds per move
+    print(record.result())      # a gojax.players.MatchResult (A: the first engine)
 
-An engine is written as
+An engine is written (:func:`engine_argv`, and ``gojax-match``'s arguments) as
 
 * ``gojax:KIND[:flag=value,...]`` - ``python -m gojax.gtp --player KIND``
   (``mcts``, ``uct``, ``az``, ...) with the match's size, komi, seed and
@@ -14,36 +17,40 @@ An engine is written as
   ``gojax:az:checkpoint=runs/9x9/network``);
 * ``gnugo[:LEVEL]`` - GNU Go 3.8, ``--mode gtp --level LEVEL
   --chinese-rules --komi K`` plus ``--positional-superko --capture-all-dead``
-  (:func:`~gojax.gtp.gnugo_command`);
+  (:func:`~gojax.arena.gnugo_command`);
 * ``cmd:COMMAND LINE`` - any GTP engine (split like a shell would).
 
-Every engine runs in a subprocess through :class:`~gojax.gtp.GTPClient`.
 Colours alternate (the first engine is black in the even-numbered games),
-the referee (:func:`~gojax.gtp.referee_game`) keeps the game with gojax's
-rules and scores it by Tromp-Taylor area, every game is written atomically
-as SGF, and ``summary.json`` holds the counts, the first engine's score with
-its 95% Wilson interval and the mean seconds per move of each side. Before
-the first game a gojax engine is compiled (``gojax-warmup``), so no move
-pays for compiling.
+the referee (:func:`~gojax.arena.referee_game`) keeps the game with gojax's
+rules and scores it by Tromp-Taylor area, and every game is written
+atomically as SGF. Before the first game a gojax engine is compiled
+(``gojax-warmup``), so no move pays for compiling.
+
+:func:`play_match` returns a :class:`MatchRecord`: the engines' names, one
+record per game and the seconds each engine spent. Its statistics - wins,
+losses, draws, the first engine's score with its 95% Wilson interval, the
+Elo difference - are a :class:`gojax.players.MatchResult`
+(:meth:`MatchRecord.result`), as for a match between two jittable players.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import shlex
 import sys
 import time
 from pathlib import Path
 
 from gojax._core.types import BLACK, WHITE, GoConfig
-from gojax.gtp._client import GTPClient, GTPError, GTPTimeout, gnugo_command
-from gojax.gtp._referee import RefereeResult, referee_game
-from gojax.players.match import wilson_interval
+from gojax.arena._client import GTPTimeout, gnugo_command
+from gojax.arena._referee import RefereeResult, referee_game
+from gojax.gtp import GTPError
+from gojax.players.match import MatchResult, summarize_results
 from gojax.sgf import atomic_write
 
-__all__ = ["MatchResult", "engine_argv", "match_main", "play_match"]
+__all__ = ["MatchRecord", "engine_argv", "play_match"]
+
+_POINTS = {"win": 1.0, "loss": -1.0, "draw": 0.0}
 
 
 def engine_argv(
@@ -87,12 +94,16 @@ def engine_argv(
 
 
 @dataclasses.dataclass
-class MatchResult:
-    """The games of a match, from the first engine's side.
+class MatchRecord:
+    """The games of a match between two engines, from the first engine's side.
 
     Attributes:
       names: the two engines' names.
-      games: one record per finished game (see :func:`play_match`).
+      games: one dict per finished game: ``game`` (its index), ``first_colour``
+        (``black``/``white``), ``result`` (``B+3.5``), ``outcome`` (``win``,
+        ``loss``, ``draw`` for the first engine), ``reason``, ``moves``,
+        ``seconds`` and ``engine_scores`` (each engine's), ``wall_seconds``,
+        ``disagreements`` and ``sgf`` (the file's name).
       seconds: total ``genmove`` seconds of each engine.
       moves: moves played by each engine.
     """
@@ -102,34 +113,45 @@ class MatchResult:
     seconds: list[float] = dataclasses.field(default_factory=lambda: [0.0, 0.0])
     moves: list[int] = dataclasses.field(default_factory=lambda: [0, 0])
 
-    def count(self, outcome: str) -> int:
-        """Games with this outcome (``win``, ``loss``, ``draw``) for the first engine."""
-        return sum(game["outcome"] == outcome for game in self.games)
+    def result(self) -> MatchResult:
+        """The statistics of the games (:class:`gojax.players.MatchResult`; A is the first engine).
 
-    @property
-    def score(self) -> float:
-        """The first engine's score: (wins + draws / 2) / games."""
-        return (self.count("win") + 0.5 * self.count("draw")) / max(1, len(self.games))
+        A game ended by the move cap counts as adjudicated (scored by area).
 
-    def interval(self) -> tuple[float, float]:
-        """The 95% Wilson interval of :attr:`score`."""
-        return wilson_interval(self.count("win") + 0.5 * self.count("draw"), len(self.games))
+        Raises:
+          ValueError: if no game finished.
+        """
+        if not self.games:
+            raise ValueError(f"{self.names[0]} vs {self.names[1]}: no game finished")
+        return summarize_results(
+            [_POINTS[game["outcome"]] for game in self.games],
+            [game["first_colour"] == "black" for game in self.games],
+            [game["moves"] for game in self.games],
+            [game["reason"] != "move cap" for game in self.games],
+        )
 
     def seconds_per_move(self, side: int) -> float:
         """Mean ``genmove`` seconds of engine ``side`` (0 or 1)."""
         return self.seconds[side] / max(1, self.moves[side])
 
+    def _counts(self) -> tuple[int, int, int, float, tuple[float, float]]:
+        """``(wins, losses, draws, score, 95% interval)``; zeros and ``(0, 1)`` without a game."""
+        if not self.games:
+            return 0, 0, 0, 0.0, (0.0, 1.0)
+        result = self.result()
+        return result.wins, result.losses, result.draws, result.score, result.score_interval
+
     def summary(self) -> dict:
         """The counts, score, interval and seconds per move (plus the games) as JSON-ready data."""
-        low, high = self.interval() if self.games else (0.0, 1.0)
+        wins, losses, draws, score, (low, high) = self._counts()
         return {
             "first": self.names[0],
             "second": self.names[1],
             "games": len(self.games),
-            "wins": self.count("win"),
-            "losses": self.count("loss"),
-            "draws": self.count("draw"),
-            "score": self.score,
+            "wins": wins,
+            "losses": losses,
+            "draws": draws,
+            "score": score,
             "score_wilson_95": [low, high],
             "seconds_per_move": [self.seconds_per_move(0), self.seconds_per_move(1)],
             "per_game": self.games,
@@ -137,10 +159,10 @@ class MatchResult:
 
     def line(self) -> str:
         """One line: counts, score with its interval and seconds per move."""
-        low, high = self.interval() if self.games else (0.0, 1.0)
+        wins, losses, draws, score, (low, high) = self._counts()
         return (
-            f"{self.names[0]} vs {self.names[1]}: {self.count('win')} wins, {self.count('loss')} losses, "
-            f"{self.count('draw')} draws of {len(self.games)}; score {self.score:.3f} "
+            f"{self.names[0]} vs {self.names[1]}: {wins} wins, {losses} losses, "
+            f"{draws} draws of {len(self.games)}; score {score:.3f} "
             f"[95% Wilson {low:.3f}, {high:.3f}]; s/move {self.seconds_per_move(0):.2f} | "
             f"{self.seconds_per_move(1):.2f}"
         )
@@ -166,7 +188,7 @@ def play_match(
     time_settings: tuple[float, float, int] | None = None,
     warm_up: bool = True,
     log=print,
-) -> MatchResult:
+) -> MatchRecord:
     """Plays ``games`` refereed games between two engines, alternating colours, saving each as SGF.
 
     Args:
@@ -180,11 +202,11 @@ def play_match(
       log: called with one line per game.
 
     Returns:
-      The :class:`MatchResult`; a game an engine fails (a ``?`` reply to a
+      The :class:`MatchRecord`; a game an engine fails (a ``?`` reply to a
       setup command or ``genmove``) is void and logged; a timeout or a dead
       engine ends the match.
     """
-    result = MatchResult(names)
+    match = MatchRecord(names)
     out.mkdir(parents=True, exist_ok=True)
     if warm_up:
         for engine in engines:
@@ -211,8 +233,8 @@ def play_match(
         path = out / f"game_{index:03d}.sgf"
         atomic_write(path, game.sgf({"EV": f"{names[0]} vs {names[1]}, game {index + 1}"}))
         for side, colour in ((0, first_colour), (1, BLACK + WHITE - first_colour)):
-            result.seconds[side] += game.seconds[colour - 1]
-            result.moves[side] += sum(1 for mover, _ in game.moves if mover == colour)
+            match.seconds[side] += game.seconds[colour - 1]
+            match.moves[side] += sum(1 for mover, _ in game.moves if mover == colour)
         record = {
             "game": index,
             "first_colour": "black" if first_black else "white",
@@ -226,93 +248,10 @@ def play_match(
             "disagreements": game.disagreements,
             "sgf": path.name,
         }
-        result.games.append(record)
+        match.games.append(record)
         log(
             f"game {index + 1}/{games}: {names[0]} {record['first_colour']}: {game.result} "
             f"({game.reason}, {len(game.moves)} moves, {record['wall_seconds']:.0f} s) -> {outcome}"
             + (f"; score disagreements: {game.disagreements}" if game.disagreements else "")
         )
-    return result
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The flags of ``gojax-match``."""
-    parser = argparse.ArgumentParser(prog="gojax-match", description=__doc__.split("\n\n")[0])
-    parser.add_argument("first", nargs="?", default="gojax:mcts", help="engine (default gojax:mcts)")
-    parser.add_argument("second", nargs="?", default="gnugo:1", help="engine (default gnugo:1)")
-    parser.add_argument("--games", type=int, default=2, help="games (colours alternate; default 2)")
-    parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--komi", type=float, default=7.5)
-    parser.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 3*N*N)")
-    parser.add_argument("--seconds-per-move", type=float, default=1.0, help="for gojax engines (default 1)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--time-settings", type=float, nargs=3, default=None, metavar=("MAIN", "BYO_TIME", "BYO_STONES")
-    )
-    parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for one reply")
-    parser.add_argument("--engine-logs", default=None, help="folder for the engines' stderr")
-    parser.add_argument("--out", default="experiments/results/match", help="folder for SGF and summary.json")
-    return parser
-
-
-def match_main(argv: list[str] | None = None) -> int:
-    """The ``gojax-match`` console script; returns the exit status (1 if no game finished)."""
-    args = build_parser().parse_args(argv)
-    if args.games < 1:
-        print(f"gojax-match: --games must be >= 1, got {args.games}", file=sys.stderr)
-        return 2
-    config = GoConfig(size=args.size, komi=args.komi, max_moves=args.max_moves or 3 * args.size * args.size)
-    try:
-        argvs = [
-            engine_argv(
-                text, size=args.size, komi=args.komi, seconds_per_move=args.seconds_per_move, seed=args.seed
-            )
-            for text in (args.first, args.second)
-        ]
-    except (ValueError, FileNotFoundError) as error:
-        print(f"gojax-match: {error}", file=sys.stderr)
-        return 2
-    names = (args.first, args.second)
-    if args.first == args.second:
-        names = (f"{args.first} (1)", f"{args.first} (2)")
-    out = Path(args.out)
-    logs = Path(args.engine_logs) if args.engine_logs else None
-    if logs is not None:
-        logs.mkdir(parents=True, exist_ok=True)
-    for name, argv_ in zip(names, argvs, strict=True):
-        print(f"{name}: {shlex.join(argv_)}", flush=True)
-    start = time.perf_counter()
-    clients: list[GTPClient] = []
-    try:
-        for side, argv_ in enumerate(argvs):
-            stderr = str(logs / f"engine_{side}.log") if logs is not None else None
-            clients.append(GTPClient(argv_, timeout=args.timeout, stderr=stderr, name=names[side]))
-        result = play_match(
-            config,
-            (clients[0], clients[1]),
-            names,
-            args.games,
-            out,
-            time_settings=tuple(args.time_settings) if args.time_settings else None,  # type: ignore[arg-type]
-            log=lambda line: print(line, flush=True),
-        )
-    except GTPError as error:
-        print(f"gojax-match: {error}", file=sys.stderr)
-        return 1
-    finally:
-        for client in clients:
-            client.close()
-    if not result.games:
-        print("gojax-match: no game finished", file=sys.stderr)
-        return 1
-    summary = result.summary()
-    summary.update(
-        size=args.size,
-        komi=args.komi,
-        move_cap=config.max_moves,
-        wall_seconds=time.perf_counter() - start,
-        commands=[shlex.join(a) for a in argvs],
-    )
-    atomic_write(out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    print(result.line() + f"; {summary['wall_seconds']:.0f} s; SGF in {out}", flush=True)
-    return 0
+    return match

@@ -1,4 +1,4 @@
-"""A GTP client (host side): drive another engine - GNU Go, KataGo, gojax's own - over a pipe.
+"""The GTP client (host side): drive another engine - GNU Go, KataGo, gojax's own - over a pipe.
 
 ::
 
@@ -11,7 +11,9 @@ Commands go out with a numeric id and the reply with the same id is read back
 (a reply ends at an empty line). A reply starting ``?`` raises
 :class:`GTPError`; a reply that does not come within ``timeout`` seconds
 raises :class:`GTPTimeout`; an engine that exits raises :class:`GTPError`
-with its exit status. The engine's stderr goes to ``stderr`` (default: thrown
+with its exit status. :class:`GTPError` is :class:`gojax.gtp.GTPError`, the
+error an in-process :class:`gojax.gtp.GTPEngine` raises from the same
+``send(command) -> reply``. The engine's stderr goes to ``stderr`` (default: thrown
 away).
 """
 
@@ -25,19 +27,12 @@ import threading
 import time
 from collections.abc import Sequence
 
-__all__ = ["GNUGO", "GTPClient", "GTPError", "GTPTimeout", "find_gnugo", "gnugo_command"]
+from gojax.gtp import GTPError
+
+__all__ = ["GNUGO", "GTPClient", "GTPTimeout", "find_gnugo", "gnugo_command"]
 
 GNUGO = "/usr/games/gnugo"
 """Where Debian's ``gnugo`` package installs GNU Go (not on ``PATH`` by default)."""
-
-
-class GTPError(RuntimeError):
-    """A ``?`` reply (or a dead engine). Attributes: ``command`` sent, ``message`` received."""
-
-    def __init__(self, command: str, message: str):
-        super().__init__(f"{command!r} failed: {message}")
-        self.command = command
-        self.message = message
 
 
 class GTPTimeout(GTPError, TimeoutError):
