@@ -241,6 +241,8 @@ def _search(config, settings, evaluate, games, key):
     draw_key, search_key = jax.random.split(key)
     if settings.full_search_fraction >= 1.0:
         return run(settings.search), jnp.bool_(True)
+    if settings.full_search_fraction <= 0.0:
+        return run(settings.cheap_search), jnp.bool_(False)
     full = jax.random.uniform(draw_key) < settings.full_search_fraction
     return jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search)), full
 

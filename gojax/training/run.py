@@ -221,10 +221,17 @@ class TrainingRun:
         batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
         constrain = functools.partial(az.constrain_batch, mesh=self.mesh)
 
-        def play(variables, actor, buffer, key):
+        def play(variables, actor, buffer, key, full):
+            # Playout cap randomization per iteration, drawn on the host (TrainingRun.iteration):
+            # one compiled self-play of full searches and one of cheap ones, no conditional around
+            # the sharded search (XLA:CPU's collectives inside a lax.cond stall on 4 devices).
+            fraction = 1.0 if full else 0.0
+            settings = self.settings
+            if cfg.full_search_fraction < 1.0:
+                settings = dataclasses.replace(settings, full_search_fraction=fraction)
             actor, buffer, stats = az.selfplay(
                 self.rules,
-                self.settings,
+                settings,
                 self.graphdef,
                 variables,
                 actor,
@@ -255,6 +262,7 @@ class TrainingRun:
             in_shardings=(repl_s, batch_s, repl_s, repl_s),
             out_shardings=(batch_s, repl_s, repl_s, repl_s),
             donate_argnums=(1, 2),
+            static_argnums=(4,),
         )
         compiled_learn = jax.jit(learn, in_shardings=repl_s, out_shardings=repl_s, donate_argnums=(0, 1))
         return compiled_play, compiled_learn
@@ -299,7 +307,9 @@ class TrainingRun:
         state, counters = self.state, self.counters
         key, play_key, learn_key = jax.random.split(state.key, 3)
         start = time.perf_counter()
-        actor, buffer, stats, ready = self.play(state.variables, state.actor, state.buffer, play_key)
+        draw = np.random.default_rng([self.cfg.seed, counters.iteration]).random()
+        full = bool(draw < self.cfg.full_search_fraction)
+        actor, buffer, stats, ready = self.play(state.variables, state.actor, state.buffer, play_key, full)
         stats, ready = jax.device_get((stats, ready))
         played = time.perf_counter()
         state = state.replace(actor=actor, buffer=buffer, key=key)
