@@ -257,7 +257,10 @@ def _finish_games(config, buffer, rows, ply, after, ended):
     sign = jnp.where(plies % 2 == 0, 1, -1).astype(jnp.int8)
     written = plies[None, :] <= ply[:, None]
     finish = ended[:, None] & written
-    black_owner = jax.vmap(functools.partial(ownership, config))(after).astype(jnp.int8)  # [B, P]
+    # Owners only of the games that ended: the others' boards are cleared, so when no game ended the
+    # flood fill stops after its first test, and otherwise it runs as long as the ended games need.
+    cleared = after.replace(stones=jnp.where(ended[:, None, None], after.stones, jnp.uint32(0)))
+    black_owner = jax.vmap(functools.partial(ownership, config))(cleared).astype(jnp.int8)  # [B, P]
     owner = black_owner[:, None, :] * sign[None, :, None]  # [B, L, P]
     buffer = replay_finish(
         buffer,
