@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -30,7 +31,10 @@ MARKER = re.compile(r"(<!-- table: (?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!--
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    with open(RESULTS / f"{name}.csv", newline="") as handle:
+    path = RESULTS / f"{name}.csv"
+    if not path.exists():  # the whole-game benchmark writes beside its plot
+        path = ROOT / "docs" / f"{name}.csv"
+    with open(path, newline="") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -61,7 +65,56 @@ def training_ab(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {"training_ab": training_ab}
+def _wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    p, n = wins / games, games
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def strength_9x9(rows: list[dict[str, str]]) -> str:
+    """Wins against GNU Go 3.8 on 9x9 (komi 7.5, colours alternated), by player and level, with
+    Wilson 95% intervals."""
+    lines = ["| player | GNU Go level | wins / games | 95% interval | date |", "|---|---|---|---|---|"]
+    for row in rows:
+        wins, games = int(row["wins"]), int(row["games"])
+        low, high = _wilson(wins, games)
+        lines.append(
+            f"| {row['player']} | {row['level']} | {wins} / {games} | {low:.2f}-{high:.2f} | {row['date']} |"
+        )
+    lines.append("")
+    lines.append("Commands: " + "; ".join(f"`{c}`" for c in dict.fromkeys(r["command"] for r in rows)))
+    return "\n".join(lines) + "\n"
+
+
+def benchmark_cpu(rows: list[dict[str, str]]) -> str:
+    """Whole random games, moves/s: the gojax rules, GoEnv with its 17 planes, pgx, OpenSpiel (one game)."""
+    engines = [r for r in rows if r["section"] == "engines"]
+    rate = {(r["engine"], r["size"], r["batch"]): float(r["rate"]) for r in engines}
+    # The ratio of the same repeats (the CSV's median ratio), not the ratio of the medians.
+    ratio = {(r["engine"], r["size"], r["batch"]): r["ratio"] for r in engines}
+    lines = [
+        "| board | batch | gojax rules | GoEnv (17 planes) | pgx | rules / pgx | OpenSpiel C++ (one game) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for size, batch in sorted(
+        {(k[1], k[2]) for k in rate if k[0] == "gojax"}, key=lambda k: (int(k[0]), int(k[1]))
+    ):
+        gojax, env, pgx = (rate[(e, size, batch)] for e in ("gojax", "goenv", "pgx"))
+        spiel = rate.get(("openspiel", size, "1"))
+        lines.append(
+            f"| {size}x{size} | {batch} | {gojax:,.0f} | {env:,.0f} | {pgx:,.0f} "
+            f"| {float(ratio[('gojax', size, batch)]):.1f} "
+            f"| {f'{spiel:,.0f}' if spiel and batch == '1' else ''} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
+    "benchmark_cpu": benchmark_cpu,
+    "strength_9x9": strength_9x9,
+    "training_ab": training_ab,
+}
 """Table name (= CSV name under docs/results/) -> its renderer."""
 
 

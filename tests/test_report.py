@@ -42,3 +42,15 @@ def test_a_hand_edit_is_caught(report):
     assert edited != text and report.render(edited) == text
     with pytest.raises(KeyError, match="no renderer"):
         report.render("<!-- table: nothing_here -->\n<!-- /table -->")
+
+
+def test_the_readme_tables_come_from_their_data(report):
+    """The speed and strength headline tables: a changed CSV value changes the table."""
+    readme = (ROOT / "README.md").read_text()
+    for name in ("benchmark_cpu", "strength_9x9"):
+        assert f"<!-- table: {name} -->" in readme
+    rows = report._rows("strength_9x9")
+    rows[0] = {**rows[0], "wins": "0"}
+    assert "| 0 / 40 | 0.00-0.09 |" in report.strength_9x9(rows)
+    low, high = report._wilson(24, 40)
+    assert (round(low, 2), round(high, 2)) == (0.45, 0.74)  # as the match runner's Wilson interval
