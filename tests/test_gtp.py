@@ -33,6 +33,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import re
@@ -52,7 +53,7 @@ import gojax
 from gojax import arena, gtp
 from gojax._host.results import format_margin
 from gojax.gtp import EngineOptions, Level, PlayerSpec
-from gojax.gtp._players import player_levels
+from gojax.gtp._players import MOST_SIMULATIONS, player_levels
 from gojax.gtp._protocol import parse_command
 
 DATA = SGF_DATA
@@ -775,12 +776,20 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
     net = az.PolicyValueNet(network, 5, az.BASIC_NUM_CHANNELS, rngs=nnx.Rngs(0))
     az.save_checkpoint(tmp_path / "net", net, network, board_size=5)
     search = az.SearchSettings(algorithm="puct", temperature=0.0, dirichlet_fraction=0.0, pb_c_init=2.0)
-    spec = PlayerSpec("az", simulations=8, checkpoint=str(tmp_path / "net"), search=search)
+    spec = PlayerSpec(
+        "az", simulations=8, checkpoint=str(tmp_path / "net"), search=search, seconds_per_move=None
+    )
     engine = gtp.GTPEngine(gojax.GoConfig(size=9), spec)
+    assert engine.searcher.seconds_per_move is None and len(engine.searcher.levels) == 3
     assert engine.config.size == 5  # the network's board
     config = engine.config
     made = [level.make(config) for level in engine.searcher.levels[:2]]
     assert [p.settings for p in made] == [search.replace(num_simulations=n) for n in (8, 2)]
     assert engine.searcher.levels[0].label == "AlphaZero puct 8 simulations"
+    timed = gtp.GTPEngine(gojax.GoConfig(size=5), dataclasses.replace(spec, seconds_per_move=0.5))
+    costs = [level.cost for level in timed.searcher.levels[:-1]]
+    assert costs == [4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 2]  # the time ladder, then 8 and 2
+    assert MOST_SIMULATIONS == 4096 and timed.searcher.seconds_per_move == 0.5
+    assert timed.searcher.levels[0].make(config).settings == search.replace(num_simulations=4096)
     with pytest.raises(TypeError, match=r"PlayerSpec\.search"):
         gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("az", checkpoint=str(tmp_path / "net"), search=8))

@@ -27,6 +27,7 @@ from conftest import jitted
 import gojax
 from gojax import gtp
 from gojax.gtp import EngineOptions, Level, PlayerSpec
+from gojax.gtp._players import Searcher
 
 CONFIG = gojax.GoConfig(size=5)
 EXPECTED_AT_START = 0.9 * 25 / 2  # moves a player expects at move 0 on 5x5: 11.25
@@ -192,6 +193,37 @@ def test_the_strongest_level_that_fits_is_chosen(monkeypatch):
     engine.send("time_settings 0 1 0")  # no limit: the strongest level, whatever it costs
     engine.send("undo")
     assert engine.send("genmove b") == "A1" and budgets[-1] is None
+
+
+def test_seconds_per_move_is_the_budget_without_a_clock():
+    fake = FakeTime()
+    runs: list = []
+    ladder = [
+        Costly(fake, "huge", 8.0, "a1", runs),
+        Costly(fake, "large", 3.0, "b1", runs),
+        Costly(fake, "small", 1.0, "c1", runs),
+        Costly(fake, "fast", 0.01, "d1", runs),
+    ]
+    # One family, costs in proportion to the run times (as an AlphaZero time ladder's simulations).
+    levels = [Level(p.label, lambda config, p=p: p, "az", p.seconds, jit=False) for p in ladder]
+    searcher = Searcher(levels, seed=3, now=fake, seconds_per_move=2.0)
+    state = gojax.init(CONFIG)
+
+    def fallback() -> int:
+        return CONFIG.pass_action
+
+    action, how = searcher.genmove(CONFIG, state, None, fallback)
+    # The first move warms up fastest first and stops after the first level over 2 s ...
+    assert runs[:3] == ["fast", "small", "large"] and "huge" not in runs
+    # ... then plays the strongest level within 80 % of 2 s.
+    assert runs[3:] == ["small"] and action == gojax.from_gtp(CONFIG, "c1") and "of 2.00 s" in how
+    searcher.genmove(CONFIG, state, None, fallback)
+    assert runs[4:] == ["small"]  # warmed once per config
+    searcher.genmove(CONFIG, state, 5.0, fallback)  # a clock's budget wins: 3 s fits 4 s
+    assert runs[5:] == ["large"]
+    plain = Searcher(levels, seed=3, now=fake)
+    plain.genmove(CONFIG, state, None, fallback)  # no budget at all: the strongest level
+    assert runs[-1] == "huge"
 
 
 def test_a_late_search_is_cut_off_at_the_fake_deadline(monkeypatch):

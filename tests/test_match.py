@@ -79,6 +79,10 @@ def test_a_playout_count_for_the_tree_search_is_not_replaced_by_the_match_clock(
     assert (both.simulations, both.seconds_per_move) == (500, 2.0)
     uct = spec("gojax:uct:simulations=64", seconds_per_move=3)
     assert uct.seconds_per_move == 3.0
+    counted_az = spec("gojax:az:simulations=64,checkpoint=net", seconds_per_move=1)
+    assert (counted_az.simulations, counted_az.seconds_per_move) == (64, None)
+    timed_az = spec("gojax:az:checkpoint=net", seconds_per_move=2)
+    assert timed_az.seconds_per_move == 2.0
 
 
 def test_counts_interval_and_seconds_of_hand_made_games():

@@ -59,8 +59,9 @@ def engine_argv(
     """The command line of an engine written ``gojax:KIND[:flag=value,...]``, ``gnugo[:L]`` or ``cmd:...``.
 
     ``seconds_per_move`` is given to gojax engines unless their flags set
-    ``seconds-per-move`` themselves; ``gojax:mcts:simulations=N`` plays
-    ``N`` playouts a move (``--seconds-per-move 0``), not a clock's budget.
+    ``seconds-per-move`` themselves; ``gojax:mcts:simulations=N`` and
+    ``gojax:az:simulations=N`` play ``N`` simulations a move
+    (``--seconds-per-move 0``), not a clock's budget.
 
     Raises:
       ValueError: naming ``text`` and the forms expected.
@@ -84,7 +85,7 @@ def engine_argv(
                 raise ValueError(f"engine {text!r}: expected flag=value items after the kind, got {item!r}")
             given += [f"--{flag.replace('_', '-')}", value]
         if "--seconds-per-move" not in given:
-            if player == "mcts" and "--simulations" in given:
+            if player in ("mcts", "az") and "--simulations" in given:
                 # A playout count for the tree search is its budget: no clock beside it.
                 argv += ["--seconds-per-move", "0"]
             elif seconds_per_move is not None:

@@ -109,7 +109,8 @@ class GTPEngine:
             else:
                 levels = list(options.levels)
                 self.player = "custom"
-            self.searcher = Searcher(levels, player.seed)
+            timed = player.seconds_per_move if player.kind == "az" and options.levels is None else None
+            self.searcher = Searcher(levels, player.seed, seconds_per_move=timed)
         self.fixed_size = fixed_size
         if fixed_size is not None:
             size = fixed_size

@@ -86,13 +86,15 @@ def _add_player(player: argparse._ArgumentGroup) -> None:
         "--seconds-per-move",
         type=float,
         default=1.0,
-        help="mcts: seconds a move without a controller's time limit (default 1; 0: --simulations playouts)",
+        help="mcts, az: seconds a move without a controller's time limit "
+        "(default 1; 0: --simulations a move)",
     )
     player.add_argument(
         "--simulations",
         type=int,
         default=128,
-        help="UCT / AlphaZero simulations per move (mcts: playouts a move with --seconds-per-move 0)",
+        help="UCT / AlphaZero simulations per move (az: the least of its time ladder; "
+        "mcts, az: a move's fixed budget with --seconds-per-move 0)",
     )
     player.add_argument("--playouts", type=int, default=8, help="pure Monte-Carlo playouts per candidate")
     player.add_argument(

@@ -76,9 +76,9 @@ class TreeSearcher(Searcher):
             graphdef, variables, observe, self.board_size = load_network(spec.checkpoint)
             self.guide = alphazero.network_evaluator(graphdef, variables, observe)
             label += f", guided by {spec.checkpoint}"
-        super().__init__([Level(label, _no_function, "mcts", jit=False)], spec.seed, now)
+        level = Level(label, _no_function, "mcts", jit=False)
+        super().__init__([level], spec.seed, now, seconds_per_move=spec.seconds_per_move)
         self.settings = settings
-        self.seconds_per_move = spec.seconds_per_move
         self.playouts = spec.simulations
         self.seed = spec.seed
         self.last_stats: SearchStats | None = None

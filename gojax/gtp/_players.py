@@ -5,11 +5,15 @@ A player is a gojax player ``player(config, state, key) -> int32[] action``
 strongest first: the configured search (UCT with ``--simulations``, pure
 Monte-Carlo with ``--playouts``, the AlphaZero network's search), the same
 search a quarter the size, and the heuristic playout policy as the fast
-fallback. Each level is ``jax.jit``-ed once per rules config (the engine is a
-host tool; the library never jits) and compiled ahead of time, so compile
-time and run time are measured apart.
+fallback. An AlphaZero player with a time budget (``seconds_per_move``) adds
+the searches of twice, four times ... the simulations above it, up to
+:data:`MOST_SIMULATIONS`, so it spends the time it is given. Each level is
+``jax.jit``-ed once per rules config (the engine is a host tool; the library
+never jits) and compiled ahead of time, so compile time and run time are
+measured apart.
 
-Without a time limit ``genmove`` runs the strongest level. With one,
+Without a time limit ``genmove`` runs the strongest level. With one (the
+clock's budget, else the searcher's ``seconds_per_move``),
 :class:`Searcher` picks the strongest level whose measured (or scaled)
 run time fits the move's budget, runs it in a worker thread and waits at most
 the budget: if the search is late, the move is the caller's instant fallback
@@ -17,7 +21,9 @@ the budget: if the search is late, the move is the caller's instant fallback
 the budget plus a few milliseconds. Levels that would fit but are not compiled
 yet are compiled (and timed once) in the background for later moves;
 :meth:`Searcher.warm_up` does it up front (the engine calls it on
-``time_settings``, before the clocks run).
+``time_settings``, before the clocks run; a searcher with
+``seconds_per_move`` does it on its first move of a board size, since its
+budget is the engine's own, not a controller's clock).
 
 Run times and the deadline are read from the searcher's time source
 (``Searcher(..., now=time.monotonic)``): a test can pass a clock it advances
@@ -44,8 +50,10 @@ from gojax.features import observation
 from gojax.gtp._cache import compile_player
 from gojax.gtp._spec import Level, PlayerSpec
 
-__all__ = ["Searcher", "load_network", "player_levels", "safe_move"]
+__all__ = ["MOST_SIMULATIONS", "Searcher", "load_network", "player_levels", "safe_move"]
 
+MOST_SIMULATIONS = 4096
+"""The largest search of an AlphaZero player's time ladder (when its ``simulations`` are fewer)."""
 SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
 _FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
 _POLL = 0.05  # seconds between two looks at the time source while a search runs
@@ -169,11 +177,22 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
         make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search)
+        larger = _doublings(spec.simulations) if spec.seconds_per_move is not None else []
         levels = [
             Level(f"AlphaZero {algorithm} {n} simulations", make(n), "az", n)
-            for n in smaller(spec.simulations, 2)
+            for n in larger + smaller(spec.simulations, 2)
         ] + [fast]
     return levels, size
+
+
+def _doublings(simulations: int) -> list[int]:
+    """``[..., 4 * simulations, 2 * simulations]``, up to :data:`MOST_SIMULATIONS`, largest first."""
+    larger: list[int] = []
+    n = 2 * simulations
+    while n <= MOST_SIMULATIONS:
+        larger.insert(0, n)
+        n *= 2
+    return larger
 
 
 def _in_thread(function, *args) -> concurrent.futures.Future:
@@ -200,13 +219,23 @@ class Searcher:
       seed: seeds the PRNG keys of the searches.
       now: the time source, seconds as a float (``time.monotonic``): it times
         the levels and sets the deadline of a timed search.
+      seconds_per_move: the budget of a move without a clock (``None``: no
+        limit, the strongest level runs).
     """
 
-    def __init__(self, levels: list[Level], seed: int = 0, now: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        levels: list[Level],
+        seed: int = 0,
+        now: Callable[[], float] = time.monotonic,
+        seconds_per_move: float | None = None,
+    ):
         if not levels:
             raise ValueError("a player needs at least one level")
         self.levels = list(levels)
         self.now = now
+        self.seconds_per_move = seconds_per_move
+        self._warmed: set[GoConfig] = set()
         self.safe = Level("safe move (no early pass)", lambda config: safe_move, "safe")
         self._rng = np.random.default_rng(seed)
         self._compiled: dict[tuple[GoConfig, int], Callable] = {}
@@ -345,7 +374,15 @@ class Searcher:
         """``(action, how)``: the move of the strongest level that fits ``budget`` (``None``: no limit).
 
         ``fallback()`` gives the move when no level fits or the search is late.
+        Without a clock's ``budget`` the budget is ``seconds_per_move``; the
+        levels are then warmed up (compiled and timed) on the first move of a
+        board size.
         """
+        if budget is None and self.seconds_per_move is not None:
+            budget = self.seconds_per_move
+            if config not in self._warmed:
+                self.warm_up(config, state, budget)
+                self._warmed.add(config)
         if budget is None:
             action, seconds = self.run(config, 0, state)
             return action, f"{self.levels[0].label}, {seconds:.2f} s"

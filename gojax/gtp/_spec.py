@@ -79,13 +79,16 @@ class PlayerSpec:
         search that keeps its tree between moves), ``random``, ``heuristic``,
         ``mc``, ``uct`` or ``az``.
       simulations: UCT / AlphaZero simulations per move of the strongest level
-        (the ladder adds one a quarter the size); for ``mcts``, the playouts
-        of a move when it has no time budget (``seconds_per_move=None`` and
-        no clock).
-      seconds_per_move: ``mcts``: the seconds a move may take when no GTP
-        clock is set (``time_settings``/``time_left`` replace it with the
-        clock's budget); ``None``: ``simulations`` playouts a move. The
-        other kinds run their fixed size.
+        (the ladder adds one a quarter the size); for ``az`` with
+        ``seconds_per_move``, the smallest full search of its time ladder
+        (doublings up to ``gojax.gtp._players.MOST_SIMULATIONS`` are added);
+        for ``mcts``, the playouts of a move when it has no time budget
+        (``seconds_per_move=None`` and no clock).
+      seconds_per_move: ``mcts`` and ``az``: the seconds a move may take when
+        no GTP clock is set (``time_settings``/``time_left`` replace it with
+        the clock's budget); ``None``: ``simulations`` a move (with a clock,
+        ``az`` may drop to its quarter-size search). The other kinds run
+        their fixed size, cut down only by a clock.
       playouts: pure Monte-Carlo playouts per candidate move.
       rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
       checkpoint: the AlphaZero network (``kind="az"``, or ``kind="mcts"``
