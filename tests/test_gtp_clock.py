@@ -226,6 +226,24 @@ def test_seconds_per_move_is_the_budget_without_a_clock():
     assert runs[-1] == "huge"
 
 
+def test_a_level_that_ran_slowly_once_is_tried_again():
+    fake = FakeTime()
+    runs: list = []
+    ladder = [Costly(fake, "large", 3.0, "a1", runs), Costly(fake, "small", 1.0, "b1", runs)]
+    levels = [Level(p.label, lambda config, p=p: p, "az", p.seconds, jit=False) for p in ladder]
+    searcher = Searcher(levels, seed=3, now=fake, seconds_per_move=4.0)  # fits 3.2 s
+    state = gojax.init(CONFIG)
+    searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
+    assert runs == ["small", "large", "large"]
+    ladder[0].seconds = 3.9  # a busy machine: the family's load goes up to 1.15 ...
+    searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
+    ladder[0].seconds = 3.0
+    assert searcher.estimate(CONFIG, 0) == pytest.approx(3.0 * 1.15)
+    for _ in range(3):  # ... and back down with each run of the small level at its first speed
+        searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
+    assert runs[3:] == ["large", "small", "small", "large"]
+
+
 def test_a_late_search_is_cut_off_at_the_fake_deadline(monkeypatch):
     fake = FakeTime()
     runs: list = []

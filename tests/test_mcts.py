@@ -158,3 +158,42 @@ def test_bad_input_names_the_value():
         mcts.RolloutEvaluator(max_moves=-1)
     with pytest.raises(TypeError, match="guide"):
         TreeSearch(CONFIG, guide="network")
+
+
+# Black to move with three one-point eyes (A5, C5, E5 - points 0, 2, 4) and room to play in row 3.
+EYES = """
+. X . X .
+X X X X X
+. . . . .
+O O O O O
+. O . O .
+"""
+# The same with row 3 white: Black's only legal moves are its own eyes and pass.
+ONLY_EYES = EYES.replace(". . . . .", "O O O O O")
+
+
+@pytest.mark.parametrize("algorithm", mcts.ALGORITHMS)
+def test_a_search_for_play_never_fills_an_own_eye(algorithm):
+    needs("mctx")
+    train = mcts.SearchSettings(
+        num_simulations=16, algorithm=algorithm, gumbel_scale=0.0, dirichlet_fraction=0.0, temperature=0.0
+    )
+    play = train.for_play()
+    assert train.fill_own_eyes and not play.fill_own_eyes
+    eyes = [0, 2, 4]
+    states = stack_states([gojax.from_ascii(CONFIG, EYES, to_play=1), gojax.from_ascii(CONFIG, ONLY_EYES)])
+    assert np.asarray(jax.vmap(functools.partial(playouts.own_eyes, CONFIG))(states))[:, eyes].all()
+    evaluate = _uniform_but_one(2)  # the prior wants an own eye
+    out = mcts.search(CONFIG, evaluate, states, jax.random.PRNGKey(3), play)
+    tree = out.search_tree
+    assert int(out.action[0]) not in eyes and int(out.action[1]) == PASS
+    assert not np.asarray(out.action_weights)[:, eyes].any()
+    # No line of the tree fills an eye of the mover: below the root, Black's eyes are still never entered.
+    black_to_move = np.asarray(tree.embeddings.turn) == 0  # [B, nodes]
+    visits = np.asarray(tree.children_visits)[..., eyes]  # [B, nodes, 3]
+    assert not visits[black_to_move].any()
+    if algorithm != "uct":  # UCB1 ignores the prior; PUCT and Gumbel follow it into the eye
+        filled = mcts.search(CONFIG, evaluate, states, jax.random.PRNGKey(3), train)
+        assert np.asarray(filled.action).tolist() == [2, 2]
+    with pytest.raises(TypeError, match="fill_own_eyes"):
+        mcts.SearchSettings(fill_own_eyes=1)

@@ -239,7 +239,8 @@ class Searcher:
         self.safe = Level("safe move (no early pass)", lambda config: safe_move, "safe")
         self._rng = np.random.default_rng(seed)
         self._compiled: dict[tuple[GoConfig, int], Callable] = {}
-        self._run_time: dict[tuple[int, int], float] = {}
+        self._first_time: dict[tuple[int, int], float] = {}  # (size, level) -> its first run's seconds
+        self._load: dict[tuple[int, str], float] = {}  # (size, family) -> recent run time / first run time
         self._pending: dict[tuple[GoConfig, int], concurrent.futures.Future] = {}
         self._lock = threading.Lock()
 
@@ -302,23 +303,32 @@ class Searcher:
         action = int(np.asarray(function(state, key)))
         seconds = self.now() - start
         with self._lock:
-            slot = (config.size, index)
-            old = self._run_time.get(slot)
-            self._run_time[slot] = seconds if old is None else 0.5 * old + 0.5 * seconds
+            first = self._first_time.setdefault((config.size, index), seconds)
+            if index != SAFE and first > 0:
+                family = (config.size, self.levels[index].family)
+                load = seconds / first
+                old = self._load.get(family)
+                self._load[family] = load if old is None else 0.5 * old + 0.5 * load
         return action, seconds
 
     def estimate(self, config: GoConfig, index: int) -> float | None:
-        """Expected run time of a level (measured, or scaled from its family), ``None`` if unknown."""
-        with self._lock:
-            times = dict(self._run_time)
-        measured = times.get((config.size, index))
-        if measured is not None:
-            return measured
+        """Expected run time of a level, ``None`` if unknown.
+
+        A level's first run time (or, never run, a family member's scaled by
+        ``cost``) times its family's load: the recent run times of the family
+        over their first ones. So a level that once ran slowly (a busy
+        machine) is tried again when its family runs fast, and the reverse.
+        """
         level = self.levels[index]
-        for other, seconds in times.items():
-            size, j = other
+        with self._lock:
+            first = dict(self._first_time)
+            load = self._load.get((config.size, level.family), 1.0)
+        seconds = first.get((config.size, index))
+        if seconds is not None:
+            return seconds * load
+        for (size, j), other in first.items():
             if j != SAFE and size == config.size and self.levels[j].family == level.family:
-                return seconds * level.cost / self.levels[j].cost
+                return other * level.cost / self.levels[j].cost * load
         return None
 
     def warm_up(self, config: GoConfig, state: GoState, max_seconds: float | None = None) -> None:
@@ -332,6 +342,7 @@ class Searcher:
             log.info("warm-up: %s runs in %.3f s", self.levels[index].label, seconds)
             if max_seconds is not None and seconds > max_seconds:
                 break
+        self._warmed.add(config)
 
     def _prepare_later(self, config: GoConfig, index: int, state: GoState) -> None:
         """Compiles and times level ``index`` in the background (once; one such job at a time)."""
@@ -382,7 +393,6 @@ class Searcher:
             budget = self.seconds_per_move
             if config not in self._warmed:
                 self.warm_up(config, state, budget)
-                self._warmed.add(config)
         if budget is None:
             action, seconds = self.run(config, 0, state)
             return action, f"{self.levels[0].label}, {seconds:.2f} s"

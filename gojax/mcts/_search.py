@@ -49,6 +49,12 @@ so the best legal one is positive and wins. UCB1 reads the mask off the
 prior logits. Were an illegal action chosen anyway, :func:`gojax.step` would
 end the game as a loss for the mover - a terminal loss, not a corrupt tree.
 
+**Own eyes** (``SearchSettings.fill_own_eyes=False``, what
+:meth:`SearchSettings.for_play` sets): the mover's one-point eyes
+(:func:`gojax.playouts.own_eyes`) are masked the same way, at every node, so
+no line of the tree fills one; pass stays legal, so a position whose only
+other moves are own eyes is passed in.
+
 **UCT** (Kocsis & Szepesvari 2006). No choice of ``pb_c_init``,
 ``pb_c_base`` or prior turns PUCT's ``sqrt(N) / (1 + n)`` into UCB1's
 ``sqrt(ln N / n)``, so ``"uct"`` passes its own selection to mctx's public
@@ -90,6 +96,7 @@ from gojax._core.types import BLACK, GoConfig, GoState
 from gojax._host.optional import import_optional
 from gojax.mcts._evaluators import Evaluator
 from gojax.mcts._settings import SearchSettings
+from gojax.playouts import own_eyes
 
 if TYPE_CHECKING:
     import mctx
@@ -225,6 +232,18 @@ def ucb1_action_selection(
     return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
 
 
+def _sparing_own_eyes(evaluate: Evaluator) -> Evaluator:
+    """``evaluate`` with :data:`ILLEGAL_LOGIT` at the mover's one-point eyes (pruned as illegal moves)."""
+
+    def sparing(config: GoConfig, states: GoState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        logits, value = evaluate(config, states, key)
+        eyes = jax.vmap(functools.partial(own_eyes, config))(states)  # [B, P]
+        eyes = jnp.pad(eyes, ((0, 0), (0, 1)))  # pass is never an eye
+        return jnp.where(eyes, ILLEGAL_LOGIT, logits), value
+
+    return sparing
+
+
 def _masked_qtransform(qtransform):
     """``qtransform`` with the value score of illegal actions (prior :data:`ILLEGAL_LOGIT`) set very low."""
 
@@ -296,6 +315,8 @@ def search(
         raise TypeError(
             f"evaluate must be an evaluator (config, states, key) -> (logits, value), got {evaluate!r}"
         )
+    if not settings.fill_own_eyes:
+        evaluate = _sparing_own_eyes(evaluate)
     root_key, search_key = jax.random.split(key)
     root, invalid = make_root(config, evaluate, states, root_key)
     common = dict(

@@ -50,6 +50,10 @@ class SearchSettings:
       pb_c_init, pb_c_base: ``"puct"``: the PUCT exploration constants.
       ucb_c: ``"uct"``: the UCB1 exploration constant ``C`` for win rates
         in ``[0, 1]``.
+      fill_own_eyes: ``False``: the mover's one-point eyes
+        (:func:`gojax.playouts.own_eyes`) are pruned at every node, as the
+        illegal moves are, so the search never fills one (pass stays
+        legal). What a player in a match wants; self-play keeps them.
 
     Raises:
       TypeError: naming the field and the value, for a value of the wrong type.
@@ -67,6 +71,7 @@ class SearchSettings:
     pb_c_init: float = 1.25
     pb_c_base: float = 19652.0
     ucb_c: float = math.sqrt(2.0)
+    fill_own_eyes: bool = True
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -89,18 +94,21 @@ class SearchSettings:
                 getattr(self, name), f"SearchSettings.{name}", least=0.0, most=most, positive=positive
             )
             object.__setattr__(self, name, value)
+        if not isinstance(self.fill_own_eyes, bool):
+            raise TypeError(f"SearchSettings.fill_own_eyes must be a bool, got {self.fill_own_eyes!r}")
 
     def replace(self, **changes: Any) -> SearchSettings:
         """A copy with the given fields replaced (validated again)."""
         return dataclasses.replace(self, **changes)
 
     def for_play(self) -> SearchSettings:
-        """The same search without PUCT's training noise: ``temperature=0``, ``dirichlet_fraction=0``.
+        """The same search for matches: ``temperature=0``, ``dirichlet_fraction=0``, ``fill_own_eyes=False``.
 
         What a player in a match uses: PUCT plays its most visited move;
-        Gumbel keeps its ``gumbel_scale`` (set it to 0 for a deterministic search).
+        Gumbel keeps its ``gumbel_scale`` (set it to 0 for a deterministic
+        search); neither fills its own one-point eyes.
         """
-        return self.replace(temperature=0.0, dirichlet_fraction=0.0)
+        return self.replace(temperature=0.0, dirichlet_fraction=0.0, fill_own_eyes=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
