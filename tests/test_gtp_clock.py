@@ -18,6 +18,7 @@ follow from the arithmetic alone, whatever the load of the machine:
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -215,12 +216,12 @@ def test_seconds_per_move_is_the_budget_without_a_clock():
     action, how = searcher.genmove(CONFIG, state, None, fallback)
     # The first move warms up fastest first and stops after the first level over 2 s ...
     assert runs[:3] == ["fast", "small", "large"] and "huge" not in runs
-    # ... then plays the strongest level within 80 % of 2 s.
-    assert runs[3:] == ["small"] and action == gojax.from_gtp(CONFIG, "c1") and "of 2.00 s" in how
+    # ... then plays the strongest level within 80 % of 2 s (after the quick one, its fallback).
+    assert runs[3:] == ["fast", "small"] and action == gojax.from_gtp(CONFIG, "c1") and "of 2.00 s" in how
     searcher.genmove(CONFIG, state, None, fallback)
-    assert runs[4:] == ["small"]  # warmed once per config
+    assert runs[5:] == ["fast", "small"]  # warmed once per config
     searcher.genmove(CONFIG, state, 5.0, fallback)  # a clock's budget wins: 3 s fits 4 s
-    assert runs[5:] == ["large"]
+    assert runs[7:] == ["fast", "large"]
     plain = Searcher(levels, seed=3, now=fake)
     plain.genmove(CONFIG, state, None, fallback)  # no budget at all: the strongest level
     assert runs[-1] == "huge"
@@ -234,7 +235,7 @@ def test_a_level_that_ran_slowly_once_is_tried_again():
     searcher = Searcher(levels, seed=3, now=fake, seconds_per_move=4.0)  # fits 3.2 s
     state = gojax.init(CONFIG)
     searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
-    assert runs == ["small", "large", "large"]
+    assert runs == ["small", "large", "large"]  # small (1 s) is not quick enough to run first
     ladder[0].seconds = 3.9  # a busy machine: the family's load goes up to 1.15 ...
     searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
     ladder[0].seconds = 3.0
@@ -242,6 +243,42 @@ def test_a_level_that_ran_slowly_once_is_tried_again():
     for _ in range(3):  # ... and back down with each run of the small level at its first speed
         searcher.genmove(CONFIG, state, None, lambda: CONFIG.pass_action)
     assert runs[3:] == ["large", "small", "small", "large"]
+
+
+def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
+    fake = FakeTime()
+    runs: list = []
+    release = threading.Event()
+    slow = Costly(fake, "slow", 0.1, "a1", runs, block=release)
+    quick = Costly(fake, "quick", 0.001, "b1", runs)
+    levels = [Level(p.label, lambda config, p=p: p, "az", p.seconds, jit=False) for p in (slow, quick)]
+    searcher = Searcher(levels, seed=3, now=fake)
+    state = gojax.init(CONFIG)
+    searcher.warm_up(CONFIG, state)
+    slow.seconds = 100.0  # late for a 10 s budget, and it waits for the release
+    action, how = searcher.genmove(CONFIG, state, 10.0, lambda: CONFIG.pass_action)
+    assert runs == ["quick", "slow", "quick", "slow"]
+    assert action == gojax.from_gtp(CONFIG, "b1") and how.startswith("quick (slow late")  # not at random
+    late = searcher._late
+    assert late is not None and not late.done()
+    seen: list = []
+    quick.vertex = None  # its next run notes whether the late search is still running
+    original = quick.__call__
+
+    def noting(config, state, key):
+        seen.append(late.done())
+        return original(config, state, key)
+
+    searcher._compiled[(CONFIG, 1)] = functools.partial(noting, CONFIG)
+    timer = threading.Timer(0.3, release.set)  # the late search ends in 0.3 s of real time
+    timer.start()
+    try:
+        slow.seconds = 0.1
+        searcher.genmove(CONFIG, state, 10.0, lambda: CONFIG.pass_action)
+    finally:
+        timer.cancel()
+        release.set()
+    assert seen == [True]  # the next move waited for the late search before it searched
 
 
 def test_a_late_search_is_cut_off_at_the_fake_deadline(monkeypatch):

@@ -15,10 +15,14 @@ measured apart.
 Without a time limit ``genmove`` runs the strongest level. With one (the
 clock's budget, else the searcher's ``seconds_per_move``),
 :class:`Searcher` picks the strongest level whose measured (or scaled)
-run time fits the move's budget, runs it in a worker thread and waits at most
-the budget: if the search is late, the move is the caller's instant fallback
-(a random legal point that fills no own eye), so a move never takes longer than
-the budget plus a few milliseconds. Levels that would fit but are not compiled
+run time (its first run time times its family's recent load) fits 80 % of the
+move's budget, runs it in a worker thread and waits at most the budget. First,
+when the family's smallest level takes at most 5 % of the budget, that one
+runs: its move is played should the chosen search be late; without it the
+move is the caller's instant fallback (a random legal point that fills no own
+eye). So a move never takes longer than the budget plus a few milliseconds; a
+late search still running is waited for (up to half the budget) before the
+next move searches, so that it does not slow that one down too. Levels that would fit but are not compiled
 yet are compiled (and timed once) in the background for later moves;
 :meth:`Searcher.warm_up` does it up front (the engine calls it on
 ``time_settings``, before the clocks run; a searcher with
@@ -57,6 +61,7 @@ MOST_SIMULATIONS = 4096
 SAFE = -1  # the level index of :func:`safe_move` in a :class:`Searcher`
 _FIT = 0.8  # a level is chosen when its estimate is at most this fraction of the budget
 _POLL = 0.05  # seconds between two looks at the time source while a search runs
+_QUICK = 0.05  # a smaller level runs first as the late search's fallback when it takes at most this share
 
 log = logging.getLogger("gojax.gtp")
 _SHARED: dict = {}  # (config, player) -> compiled player, for every Searcher of the process
@@ -236,6 +241,7 @@ class Searcher:
         self.now = now
         self.seconds_per_move = seconds_per_move
         self._warmed: set[GoConfig] = set()
+        self._late: concurrent.futures.Future | None = None  # a search that was late and may still run
         self.safe = Level("safe move (no early pass)", lambda config: safe_move, "safe")
         self._rng = np.random.default_rng(seed)
         self._compiled: dict[tuple[GoConfig, int], Callable] = {}
@@ -397,15 +403,56 @@ class Searcher:
             action, seconds = self.run(config, 0, state)
             return action, f"{self.levels[0].label}, {seconds:.2f} s"
         start = self.now()
+        self._finish_late_search(start + 0.5 * budget)
+        budget -= self.now() - start
         index = self.choose_level(config, state, budget)
         if index is None:
             return fallback(), f"fallback (no level fits {budget:.2f} s)"
+        quick = self._quick_move(config, index, state, budget)
         future = _in_thread(self.run, config, index, state)
         deadline = start + budget
         while not future.done():
             left = deadline - self.now()
             if left <= 0:
-                return fallback(), f"fallback ({self.levels[index].label} late for {budget:.2f} s)"
+                with self._lock:
+                    self._late = future
+                late = f"{self.levels[index].label} late for {budget:.2f} s"
+                if quick is not None:
+                    return quick[0], f"{self.levels[quick[1]].label} ({late})"
+                return fallback(), f"fallback ({late})"
             concurrent.futures.wait([future], timeout=min(_POLL, left))
         action, seconds = future.result()
         return action, f"{self.levels[index].label}, {seconds:.2f} s of {budget:.2f} s"
+
+    def _finish_late_search(self, until: float) -> None:
+        """Waits (up to time ``until``) for a search that was late for the last move: it still runs."""
+        with self._lock:
+            late, self._late = self._late, None
+        while late is not None and not late.done():
+            left = until - self.now()
+            if left <= 0:
+                return
+            concurrent.futures.wait([late], timeout=min(_POLL, left))
+
+    def _quick_move(
+        self, config: GoConfig, index: int, state: GoState, budget: float
+    ) -> tuple[int, int] | None:
+        """``(action, level)`` of the smallest compiled level of ``index``'s family, if it is quick.
+
+        Run first, when its estimate is at most :data:`_QUICK` of ``budget``:
+        its move replaces the random fallback should level ``index`` be late.
+        """
+        family = self.levels[index].family
+        smaller = [
+            j
+            for j in range(index + 1, len(self.levels))
+            if self.levels[j].family == family and self.compiled(config, j)
+        ]
+        if not smaller:
+            return None
+        quick = smaller[-1]
+        estimate = self.estimate(config, quick)
+        if estimate is None or estimate > _QUICK * budget:
+            return None
+        action, _ = self.run(config, quick, state)
+        return action, quick
