@@ -475,6 +475,10 @@ def test_config_builds_the_parts_of_a_run_in_one_place():
     assert selfplay.search == search and selfplay.explore_moves == 3
     evaluation = config.eval_search_settings()
     assert evaluation == search.for_play().replace(gumbel_scale=0.0)
+    assert search.fill_own_eyes and not evaluation.fill_own_eyes  # match play never fills its own eyes
+    sparing = config.replace(fill_own_eyes=False)
+    assert not sparing.selfplay_settings().search.fill_own_eyes
+    assert training.TrainConfig.from_dict({k: v for k, v in config.to_dict().items() if k != "fill_own_eyes"})
     assert config.optimizer_config() == az.OptimizerConfig(
         kind="sgd", learning_rate=0.01, weight_decay=0.0, warmup_steps=7
     )

@@ -71,6 +71,11 @@ class TrainConfig:
     gumbel_scale: float = _field(1.0, "Gumbel: scale of the root noise in self-play")
     dirichlet_fraction: float = _field(0.25, "PUCT: weight of the root Dirichlet noise in self-play")
     dirichlet_alpha: float = _field(0.3, "PUCT: concentration of the root Dirichlet noise")
+    fill_own_eyes: bool = _field(
+        True,
+        "self-play searches may fill the mover's one-point eyes (--no-fill-own-eyes prunes them at every "
+        "node, as the agent's match play does)",
+    )
     explore_moves: int = _field(8, "the first moves of each self-play game, sampled from the search policy")
     full_search_fraction: float = _field(
         0.25,
@@ -228,6 +233,7 @@ class TrainConfig:
             gumbel_scale=self.gumbel_scale,
             dirichlet_fraction=self.dirichlet_fraction,
             dirichlet_alpha=self.dirichlet_alpha,
+            fill_own_eyes=self.fill_own_eyes,
         )
 
     def eval_search_settings(self) -> SearchSettings:
