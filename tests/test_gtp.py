@@ -53,6 +53,8 @@ import gojax
 from gojax import arena, gtp
 from gojax._host.results import format_margin
 from gojax.gtp import EngineOptions, Level, PlayerSpec
+from gojax.gtp._analysis import STREAMING
+from gojax.gtp._commands import COMMANDS
 from gojax.gtp._players import MOST_SIMULATIONS, player_levels
 from gojax.gtp._protocol import parse_command
 
@@ -73,7 +75,8 @@ LISTED = {
 EXTRAS = {
     "kgs-time_settings", "reg_genmove", "final_status_list", "printsgf", "all_legal", "gojax-legal_moves",
     "gojax-info", "gojax-warmup", "cputime", "fixed_handicap", "place_free_handicap", "set_free_handicap",
-    "kgs-genmove_cleanup", "list_stones",
+    "kgs-genmove_cleanup", "list_stones", "lz-analyze", "kata-analyze", "lz-genmove_analyze",
+    "kata-genmove_analyze", "gogui-analyze_commands",
 }  # fmt: skip
 # Fuzz budget: derandomized (the same examples every run) unless GOJAX_FUZZ_EXAMPLES is set.
 FUZZ_EXAMPLES = int(os.environ.get("GOJAX_FUZZ_EXAMPLES", "100"))
@@ -199,6 +202,8 @@ def test_framing_ids_comments_and_flushing(engine):
     assert LISTED | EXTRAS <= set(names)
     for name in names:
         assert engine.ask(f"known_command {name}") == "= true\n\n"
+    # Every command the engine answers is listed: the table's and the streaming ones of the console loop.
+    assert set(COMMANDS) | set(STREAMING) == set(names)
 
 
 def test_play_refuses_occupied_suicide_and_ko(engine):

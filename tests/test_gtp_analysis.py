@@ -78,11 +78,18 @@ def test_requests_are_parsed_and_bad_ones_refused():
         1, 0.1, minmoves=4, maxmoves=2
     )
     assert parse_analyze(("w", "5", "ownership", "true"), 1, kata=True) == AnalyzeRequest(2, 0.05, True)
+    # KataGo's other keys are accepted and ignored (allow/avoid take three values); lz-analyze skips ownership
+    kata_keys = ("ownershipStdev", "true", "pvVisits", "true", "movesOwnership", "false", "rootInfo", "true")
+    spans = ("avoid", "b", "D4,E5", "1", "allow", "w", "C3", "2")
+    assert parse_analyze(("b", "50", *kata_keys, *spans, "maxmoves", "3"), 2, kata=True) == AnalyzeRequest(
+        1, 0.5, maxmoves=3
+    )
+    assert parse_analyze(("5", "ownership", "true"), 1) == AnalyzeRequest(1, 0.05)
     for args, kata, message in (
-        (("5", "ownership", "true"), False, "unknown analysis key 'ownership'"),
         (("-5",), False, "interval must be >= 0"),
-        (("x5",), False, "unknown analysis key 'x5'"),
-        (("interval",), False, "needs a value"),
+        (("x5",), False, "'x5' needs 1 value"),
+        (("interval",), False, "needs 1 value"),
+        (("avoid", "b", "D4"), True, "'avoid' needs 3 value"),
         (("5", "ownership", "maybe"), True, "ownership must be true or false"),
         (("5", "maxmoves", "-1"), False, "maxmoves must be >= 0"),
     ):
@@ -172,8 +179,8 @@ def test_streamed_analysis_agrees_with_the_tree(engine):
     assert len(written) == 3 and written[1].startswith("info move")  # interval 0: only the final line
     entries, _ = parse_info(written[1])
     assert all(0 <= int(e["winrate"]) <= 10000 for e in entries)
-    written, _ = _stream(engine, "lz-analyze b 50 foo 2", stop_after=0)
-    assert written == ["? syntax error: unknown analysis key 'foo'\n\n"]
+    written, _ = _stream(engine, "lz-analyze b 50 foo", stop_after=0)
+    assert written == ["? syntax error: analysis key 'foo' needs 1 value(s)\n\n"]
 
 
 def test_genmove_analyze_reports_then_plays(engine):
@@ -191,6 +198,11 @@ def test_genmove_analyze_reports_then_plays(engine):
     assert vertex == gojax.to_gtp(CONFIG, engine.searcher.last_stats.best_action)
     assert engine.game.board().reshape(-1)[gojax.from_gtp(CONFIG, vertex)] == 2  # white's move is played
     assert engine.searcher.progress is None
+    # Through send (no console loop): the move alone, played.
+    reply = engine.send("kata-genmove_analyze b 50 ownership true")
+    assert reply.startswith("play ")
+    point = gojax.from_gtp(CONFIG, reply.split()[1])
+    assert engine.game.board().reshape(-1)[point] == 1
 
 
 def test_the_console_loop_stops_the_analysis_at_the_next_command(engine, monkeypatch):

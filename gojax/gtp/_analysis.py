@@ -17,12 +17,17 @@ They run the same search as ``genmove`` (the engine's
   by row from the top left, from the analysed player's view.
   ``lz-genmove_analyze`` / ``kata-genmove_analyze`` (same arguments) are
   ``genmove`` with these lines while it searches, then ``play VERTEX``; they
-  are not interrupted by the next command. Keys:
+  are not interrupted by the next command. Keys honoured:
   ``interval``, ``minmoves`` (list unvisited legal moves by prior up to this
-  many), ``maxmoves``, ``ownership``. Win rates are the analysed player's.
-  Streaming needs the console loop (``gojax-gtp``); through
-  :meth:`~gojax.gtp.GTPEngine.handle_line` the command searches one interval
-  (``seconds_per_move`` when it is 0) and answers one line.
+  many), ``maxmoves``, ``ownership`` (``kata-analyze``). Any other key with
+  one value (KataGo's ``ownershipStdev``, ``pvVisits``, ``pvEdgeVisits``,
+  ``movesOwnership``, ``rootInfo`` ...) and ``allow`` / ``avoid`` with their
+  three (``PLAYER VERTICES UNTILDEPTH``) are accepted and ignored, as
+  KataGo's clients expect; a key without its values is a syntax error. Win
+  rates are the analysed player's. Streaming needs the console loop
+  (``gojax-gtp``); through :meth:`~gojax.gtp.GTPEngine.handle_line` an
+  analysis searches one interval (``seconds_per_move`` when it is 0) and
+  answers one line, and a ``*-genmove_analyze`` answers ``play VERTEX``.
 * ``gogui-analyze_commands`` (GoGui's analyze menu) and the commands it
   lists: ``gojax-visits_gfx`` (a heat map of the root visits with their
   counts), ``gojax-prior_gfx`` (the prior), ``gojax-pv_gfx`` (the principal
@@ -61,7 +66,9 @@ __all__ = [
     "format_analysis",
     "gogui_analyze_commands",
     "kata_analyze",
+    "kata_genmove_analyze",
     "lz_analyze",
+    "lz_genmove_analyze",
     "ownership",
     "parse_analyze",
     "prior_gfx",
@@ -82,6 +89,8 @@ _GOGUI = (
     "dboard/Ownership (black +1)/gojax-ownership",
 )
 _LETTER = {BLACK: "b", WHITE: "w"}
+_HONOURED = ("interval", "minmoves", "maxmoves", "ownership")  # ownership: kata-analyze only
+_SPAN_KEYS = ("allow", "avoid")  # KEY PLAYER VERTICES UNTILDEPTH: three values, accepted and ignored
 log = logging.getLogger("gojax.gtp")
 
 
@@ -119,11 +128,14 @@ def parse_analyze(args: tuple[str, ...], to_play: int, kata: bool = False) -> An
         values["interval"] = words.pop(0)
     while words:
         key = words.pop(0)
-        if key not in ("interval", "minmoves", "maxmoves", "ownership") or (key == "ownership" and not kata):
-            raise CommandError(f"syntax error: unknown analysis key {key!r}")
-        if not words:
-            raise CommandError(f"syntax error: analysis key {key!r} needs a value")
-        values[key] = words.pop(0)
+        arity = 3 if key in _SPAN_KEYS else 1
+        if len(words) < arity:
+            raise CommandError(f"syntax error: analysis key {key!r} needs {arity} value(s)")
+        given = [words.pop(0) for _ in range(arity)]
+        if key in _HONOURED and (key != "ownership" or kata):
+            values[key] = given[0]
+        else:
+            log.info("analysis key %r accepted and ignored", key)
     interval = parse_number(values.get("interval", "0"), "interval") / 100.0
     if interval < 0:
         raise CommandError(f"syntax error: interval must be >= 0, got {values['interval']!r}")
@@ -222,6 +234,20 @@ def lz_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
 
 def kata_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
     return _analyze_once(engine, args, kata=True)
+
+
+def _genmove_analyze_once(engine: GTPEngine, args: tuple[str, ...], kata: bool) -> str:
+    _tree_searcher(engine)
+    request = parse_analyze(args, engine.game.to_play, kata)
+    return f"play {genmove(engine, (_LETTER[request.colour],))}"
+
+
+def lz_genmove_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return _genmove_analyze_once(engine, args, kata=False)
+
+
+def kata_genmove_analyze(engine: GTPEngine, args: tuple[str, ...]) -> str:
+    return _genmove_analyze_once(engine, args, kata=True)
 
 
 def analyze(

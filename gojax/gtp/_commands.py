@@ -14,7 +14,9 @@ The streaming commands (``lz-analyze`` and ``kata-analyze`` with an
 interval, ``lz-genmove_analyze``, ``kata-genmove_analyze``; see
 :mod:`gojax.gtp._analysis`) need the console loop of ``gojax-gtp``, which
 runs them through :meth:`~gojax.gtp.GTPEngine.analyze`; in the table
-``lz-analyze`` and ``kata-analyze`` answer one line.
+``lz-analyze`` and ``kata-analyze`` answer one line and the
+``*-genmove_analyze`` ``play VERTEX``. Every name in :data:`COMMANDS`,
+:data:`~gojax.gtp._analysis.STREAMING` included, is listed and known.
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ COMMANDS: dict[str, Handler] = {
     # analysis for GUIs (Sabaki, Lizzie, GoGui)
     "lz-analyze": _analysis.lz_analyze,
     "kata-analyze": _analysis.kata_analyze,
+    "lz-genmove_analyze": _analysis.lz_genmove_analyze,
+    "kata-genmove_analyze": _analysis.kata_genmove_analyze,
     "gogui-analyze_commands": _analysis.gogui_analyze_commands,
     "gojax-visits_gfx": _analysis.visits_gfx,
     "gojax-prior_gfx": _analysis.prior_gfx,
