@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -174,6 +177,19 @@ def test_render_board_marks_the_last_move():
     assert gojax.parse_board(render_board(board, 6)).tolist() == board.tolist()
 
 
+def test_render_refuses_a_state_of_another_config():
+    nine, nineteen = gojax.GoConfig(size=9), gojax.GoConfig(size=19)
+    state = gojax.init(nineteen)
+    assert len(gojax.render(nineteen, state).splitlines()) == 21  # 19 rows and two coordinate lines
+    with pytest.raises(ValueError, match=r"gojax\.render: state is for a 19x19 board .* the config is 9x9"):
+        gojax.render(nine, state)
+    simple = gojax.GoConfig(size=19, ko_rule="simple")
+    with pytest.raises(ValueError, match=r"gojax\.render"):
+        gojax.render(simple, state)
+    with pytest.raises(TypeError, match=r"gojax\.render: state must be a gojax\.GoState"):
+        gojax.render(nineteen, "board")
+
+
 # ---------------------------------------------------------------- compiled rules
 
 
@@ -200,3 +216,37 @@ def test_jitted_caches_by_arguments():
     assert int(first(jnp.int32(4))) == 10
     unhashable = [1]  # compiled afresh each call
     assert compiled.jitted(add, unhashable, scale=2) is not compiled.jitted(add, unhashable, scale=2)
+
+
+# ---------------------------------------------------------------- atomic files
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_atomic_files_get_the_mode_a_plain_open_gives(tmp_path, umask):
+    from gojax._host.atomic import atomic_write, atomic_write_bytes, plain_file_mode
+    from gojax.training.metrics import plot_learning_curve
+
+    config = gojax.GoConfig(size=5)
+    record = gojax.sgf.parse_sgf("(;GM[1]FF[4]SZ[5]KM[7.5];B[cc];W[bb])")
+    losses = {"loss": 1.0, "policy_loss": 0.5, "value_loss": 0.5}
+    rows = [{"kind": "train", "minutes": m, **losses} for m in (1, 2)]
+    old = os.umask(umask)
+    try:
+        with open(tmp_path / "plain.txt", "w") as handle:  # the reference: what open() gives
+            handle.write("x")
+        written = [
+            atomic_write(tmp_path / "text.txt", "x"),
+            atomic_write_bytes(tmp_path / "deep" / "data.bin", b"x"),
+            gojax.SvgBoard.from_state(config, gojax.init(config)).save(tmp_path / "board.svg"),
+        ]
+        gojax.write_sgf(record, tmp_path / "game.sgf")
+        assert plot_learning_curve(rows, str(tmp_path / "curve.png"))
+        written += [tmp_path / "game.sgf", tmp_path / "curve.png"]
+        assert plain_file_mode() == 0o666 & ~umask
+    finally:
+        os.umask(old)
+    expected = stat.S_IMODE((tmp_path / "plain.txt").stat().st_mode)
+    assert expected == 0o666 & ~umask
+    for path in written:
+        assert stat.S_IMODE(os.stat(path).st_mode) == expected, path
+    assert not [p.name for p in tmp_path.rglob(".*.tmp")]  # no temporary file left behind

@@ -2,7 +2,9 @@
 
 The data goes to a temporary file in the destination's directory (same file
 system), is flushed and ``fsync``-ed, then renamed over the destination with
-``os.replace``; on any error the temporary file is removed. Used for SGF game
+``os.replace``; on any error the temporary file is removed. The file gets the
+mode a plain ``open(path, "w")`` would give it (``0o666`` less the process's
+umask), not the private ``0o600`` of a temporary file. Used for SGF game
 records, pictures and pages, dataset caches and training-run files.
 """
 
@@ -10,9 +12,20 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 
-__all__ = ["atomic_write", "atomic_write_bytes"]
+__all__ = ["atomic_write", "atomic_write_bytes", "plain_file_mode"]
+
+_UMASK_LOCK = threading.Lock()
+
+
+def plain_file_mode() -> int:
+    """The mode ``open(path, "w")`` gives a new file: ``0o666`` less the current umask."""
+    with _UMASK_LOCK:  # reading the umask means setting it: no other thread of ours in between
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return 0o666 & ~umask
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -24,6 +37,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     )
     try:
         with handle:
+            os.fchmod(handle.fileno(), plain_file_mode())
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax._core import bitboard as bb
+from gojax._core import guards
 from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
 from gojax._core.rules import init
@@ -46,9 +47,15 @@ def render(config: GoConfig, state: GoState, *, coordinates: bool = True) -> str
       config: the rules.
       state: one game (not batched).
       coordinates: print GTP column letters and row numbers.
+
+    Raises:
+      TypeError, ValueError: ``state`` is not one game of ``config`` (another
+        board size, ko rule or move cap, or a batch), as the rule functions
+        refuse it.
     """
-    if np.ndim(state.stones) != 2:
+    if isinstance(state, GoState) and np.ndim(state.stones) != 2:
         raise ValueError(f"render takes one game; got stones of shape {np.shape(state.stones)}")
+    guards.check_state(config, state, "gojax.render")
     return render_board(board_of(config, state), int(state.last_move), coordinates=coordinates)
 
 

@@ -16,14 +16,12 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from gojax._host.atomic import atomic_write
+from gojax._host.atomic import atomic_write, atomic_write_bytes
 
 __all__ = ["MetricsLog", "eval_row", "plot_learning_curve", "summarize_run", "summary_table", "to_json"]
 
@@ -123,15 +121,9 @@ def plot_learning_curve(rows: Sequence[Mapping[str, Any]], path: str, title: str
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    picture = io.BytesIO()
+    fig.savefig(picture, format="png", dpi=100)
+    atomic_write_bytes(path, picture.getvalue())
     return True
 
 
