@@ -239,3 +239,20 @@ def test_katago_preset_observes_planes_and_globals():
     channels = features.KATAGO_CHANNELS.num_channels
     assert planes.shape == (5, 5, channels) and planes.dtype == jnp.bool_
     assert globals_.shape == (features.KATAGO_GLOBALS.num_features,) and globals_.dtype == jnp.float32
+
+
+def test_rewards_are_never_negative_zero(env_fns):
+    """pgx-style rewards: 0.0 while a game runs, after a draw and for both seats - never -0.0."""
+    seats = [ENV.init(jax.random.PRNGKey(k)) for k in range(8)]
+    assert {int(s._black) for s in seats} == {0, 1}  # both seat orders
+    for state in seats:
+        for action in (CENTRE, 6):  # a game still running: rewards 0 for both
+            state = env_fns["step"](state, jnp.int32(action))
+            assert not np.signbit(np.asarray(state.rewards)).any()
+    drawn = gojax.GoConfig(size=5, komi=0.0)
+    state = gojax.from_ascii(drawn, ". X . O .\n" * 5)  # 10 points each and a neutral column: a draw
+    state = gojax.step(drawn, gojax.step(drawn, state, PASS), PASS)
+    rewards = np.asarray(gojax.rewards(drawn, state))
+    assert bool(state.terminated) and rewards.tolist() == [0.0, 0.0] and not np.signbit(rewards).any()
+    running = np.asarray(gojax.rewards(CONFIG, gojax.init(CONFIG)))
+    assert not np.signbit(running).any()

@@ -156,4 +156,4 @@ def rewards(config: GoConfig, state: GoState) -> jax.Array:
     won = winner(config, state)
     black = jnp.where(won == 1, 1.0, jnp.where(won == 2, -1.0, 0.0))
     black = jnp.where(state.terminated, black, 0.0).astype(jnp.float32)
-    return jnp.stack([black, -black])
+    return jnp.stack([black, jnp.where(black == 0, jnp.float32(0), -black)])  # 0.0, never -0.0

@@ -218,6 +218,7 @@ class GoEnv:
         black = jnp.where(ended, black, 0.0)
         # Player p plays colour p ^ _black: flip the (black, white) pair when player 0 is white.
         rewards = (jnp.stack([black, -black]) * (1 - 2 * state._black)).astype(jnp.float32)
+        rewards = jnp.where(rewards == 0, jnp.float32(0), rewards)  # 0.0, never -0.0
         steps = state._step_count + (~was_over).astype(jnp.int32)
         return game, history, state._black, steps, rewards
 
