@@ -513,6 +513,20 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 
 
+def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
+    typo = tmp_path / "rnu"
+    assert training.main(["--run-dir", str(typo), "--resume"]) == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and f"'{typo}' does not exist" in message
+    assert not typo.exists()  # nothing created
+    started = tmp_path / "started"  # a run stopped before its first checkpoint: config.json only
+    started.mkdir()
+    (started / "config.json").write_text(json.dumps(training.TrainConfig(run_dir=str(started)).to_dict()))
+    (started / "checkpoints").mkdir()
+    assert training.main(["--run-dir", str(started), "--resume"]) == 2
+    assert f"'{started}' holds no checkpoint to resume" in capsys.readouterr().err
+
+
 def test_host_devices_default_to_one_per_core_that_divides_the_batches(monkeypatch):
     from gojax._host.cpu_devices import FLAG
     from gojax.training.cli import host_devices

@@ -120,7 +120,22 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as error:
         print(f"gojax-train: {error}", file=sys.stderr)
         return 2
+    if args.resume and (problem := _not_resumable(config.run_dir)):
+        print(f"gojax-train: --resume: {problem}", file=sys.stderr)
+        return 2
     if args.distributed:
         initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     train(config, resume=args.resume)
     return 0
+
+
+def _not_resumable(run_dir: str) -> str | None:
+    """Why ``run_dir`` holds no run to resume, or ``None`` when it holds a checkpoint."""
+    if not os.path.isdir(run_dir):
+        return f"{run_dir!r} does not exist (drop --resume to start a new run there)"
+    if os.path.isdir(os.path.join(run_dir, "checkpoints")):
+        from gojax.training.checkpoints import RunCheckpoints  # orbax: only when there is something to read
+
+        if RunCheckpoints(run_dir).latest_step() is not None:
+            return None
+    return f"{run_dir!r} holds no checkpoint to resume (drop --resume to start a new run there)"
