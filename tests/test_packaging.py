@@ -205,6 +205,27 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path, code, hidden, message):
 
 
 @pytest.mark.parametrize(
+    ("code", "hidden", "message"),
+    [
+        (
+            "from gojax.scripts import train; sys.exit(train(['--minutes', '0.1']))",
+            ("flax",),
+            "gojax-train: gojax.training needs flax: pip install 'gojax[alphazero]'",
+        ),
+        (
+            "from gojax.dataset.selfplay import main; sys.exit(main(['--player', 'uct', '--games', '2']))",
+            ("mctx",),
+            "gojax-selfplay: gojax.players.uct_player needs mctx: pip install 'gojax[players]'",
+        ),
+    ],
+)
+def test_a_console_script_without_its_extra_says_so_in_one_line(tmp_path, code, hidden, message):
+    run = _python(code, cwd=tmp_path, hide=hidden)
+    assert run.returncode == 2 and run.stderr.strip() == message, run.stderr[-2000:]
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize(
     ("hidden", "action", "message"),
     [
         ("mctx", "uct", "gojax.players.uct_player needs mctx: pip install 'gojax[players]'"),

@@ -198,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
             batch_size=min(args.batch_size, args.games + args.games % 2),
             max_moves=args.max_moves,
         )
+    except ImportError as error:  # the player's extra is missing: one line naming it
+        print(f"gojax-selfplay: {error}", file=sys.stderr)
+        return 2
     except ValueError as error:
         parser.error(str(error))
     played = time.perf_counter() - start
