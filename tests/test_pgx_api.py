@@ -214,3 +214,31 @@ def test_a_superko_repeat_is_refused_by_gojax_and_lost_in_pgx():
     assert bool(ours.terminated) and bool(theirs.terminated)
     np.testing.assert_array_equal(ours.rewards, theirs.rewards)
     assert float(ours.rewards[mover]) == -1 and bool(ours._game.illegal_move)
+
+
+def test_a_step_on_auto_resets_new_game_is_ignored_as_pgx_ignores_it():
+    """pgx's AlphaZero example searches from the state auto_reset returns (``terminated`` still set):
+    pgx's ``step`` leaves such a state as it is - rewards 0, every action legal - and so must gojax's."""
+    from pgx.experimental import auto_reset as pgx_auto_reset
+
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    pass_ = env.num_actions - 1
+    keys = jax.random.split(jax.random.PRNGKey(5), 4)
+    ours = jax.vmap(env.init)(keys)
+    theirs = jax.vmap(other.init)(keys)
+    ours_reset = jax.jit(jax.vmap(gojax.env.auto_reset(env.step, env.init)))
+    theirs_reset = jax.jit(jax.vmap(pgx_auto_reset(other.step, other.init)))
+    ours_step, theirs_step = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(other.step))
+    for move, action in enumerate([40, 41, pass_, pass_]):  # two passes end every game
+        actions = jnp.full(4, action)
+        step_keys = jax.random.split(jax.random.PRNGKey(100 + move), 4)
+        ours, theirs = ours_reset(ours, actions, step_keys), theirs_reset(theirs, actions, step_keys)
+    assert np.asarray(ours.terminated).all() and np.asarray(theirs.terminated).all()
+    assert not np.asarray(ours._game.terminated).any()  # the new games, with the old flags
+    for action in (40, pass_, 3):
+        ours, theirs = ours_step(ours, jnp.full(4, action)), theirs_step(theirs, jnp.full(4, action))
+        fields = ("rewards", "terminated", "truncated", "legal_action_mask", "current_player", "_step_count")
+        for name in fields:
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+        np.testing.assert_array_equal(ours.observation, theirs.observation)
+        assert not np.asarray(ours._game.stones).any()  # the move was not played

@@ -148,8 +148,11 @@ class GoEnv:
           state: one game.
           action: the action. An illegal one (occupied point, suicide, a ko
             or superko repeat, an index outside ``[0, P]``) ends the game as
-            a loss for the mover, as in pgx. On a finished game nothing
-            changes and the rewards are 0. Whether a move repeats an earlier
+            a loss for the mover, as in pgx. On a finished game - one
+            whose ``terminated`` or ``truncated`` is set, which includes the
+            new game :func:`auto_reset` returns in place of a finished one -
+            nothing changes, the rewards are 0 and every action is legal,
+            as pgx's ``step`` does. Whether a move repeats an earlier
             position is read from ``state.legal_action_mask`` (which ``init``
             and ``step`` compute for the state they return), not searched for
             again: see :func:`gojax.step_with_mask`.
@@ -160,7 +163,21 @@ class GoEnv:
         """
         del key
         game, history, black, steps, rewards = self._advance(state, action)
-        return self._wrap(game, history, black, steps, rewards, previous=state.observation)
+        stepped = self._wrap(game, history, black, steps, rewards, previous=state.observation)
+        # pgx: a state flagged terminated or truncated (auto_reset's new game too) stays as it is: rewards 0,
+        # the flags kept, every action legal.
+        flagged = state.terminated | state.truncated
+        stepped = stepped.replace(
+            terminated=stepped.terminated | state.terminated,
+            truncated=stepped.truncated | state.truncated,
+            legal_action_mask=stepped.legal_action_mask | flagged,
+        )
+        if self.observation_spec is not None and self.observation_spec.from_previous is not None:
+            observation = jax.tree.map(
+                lambda old, new: jnp.where(flagged, old, new), state.observation, stepped.observation
+            )
+            stepped = stepped.replace(observation=observation)
+        return stepped
 
     def step_and_reset(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         """:meth:`step`, then a new game in place of one that ended: what :func:`auto_reset` does.
@@ -203,9 +220,14 @@ class GoEnv:
         """``(game, history, black, steps, rewards)`` after ``action`` (see :meth:`step`)."""
         config = self.config
         before = state._game
-        was_over = before.terminated | before.truncated
+        # Over as pgx reads it: the state's own flags (still set on the new game auto_reset returns) or the
+        # game's. Such a game is marked finished for the step, which then changes nothing, and unmarked.
+        flagged = state.terminated | state.truncated
+        was_over = flagged | before.terminated | before.truncated
+        marked = before.replace(terminated=before.terminated | flagged)
         # The mask was computed for this position by the last step (or init): it decides ko and superko.
-        game = step_with_mask(config, before, action, state.legal_action_mask)
+        game = step_with_mask(config, marked, action, state.legal_action_mask)
+        game = game.replace(terminated=jnp.where(flagged, before.terminated, game.terminated))
         history = jax.tree.map(
             lambda old, new: jnp.where(was_over, old, new),
             state._history,
