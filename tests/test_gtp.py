@@ -41,8 +41,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from conftest import SGF_DATA, gnugo_binary, jitted, sgfmill_grid
@@ -798,3 +800,39 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
     assert timed.searcher.levels[0].make(config).settings == search.replace(num_simulations=4096)
     with pytest.raises(TypeError, match=r"PlayerSpec\.search"):
         gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("az", checkpoint=str(tmp_path / "net"), search=8))
+
+
+def _compile_events(events: list) -> Callable[..., None]:
+    """A jax.monitoring listener noting every trace and compile (the events' names say which)."""
+
+    def listen(name: str, *args, **kwargs) -> None:
+        if "compile" in name or "trace" in name:
+            events.append(name)
+
+    return listen
+
+
+def test_a_new_komi_compiles_nothing():
+    """Komi is data to the compiled players: `komi` then genmove traces and compiles nothing new."""
+    import jax.monitoring
+
+    def scorer(config, state, key):  # a jitted level whose move depends on the komi
+        del key
+        behind = gojax.score(config, state) < 0  # black to move on the empty board
+        return jnp.where(behind, 12, 0).astype(jnp.int32)
+
+    levels = (Level("scorer", lambda config: scorer, "scorer"),)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5, komi=0.5), PlayerSpec(seed=3), EngineOptions(levels=levels))
+    assert engine.send("genmove b") == "C3"  # komi 0.5: the empty board is behind
+    events: list = []
+    listen = _compile_events(events)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for komi, vertex in (("-0.5", "A5"), ("6.5", "C3"), ("-3", "A5")):
+            engine.send(f"komi {komi}")
+            engine.send("clear_board")
+            assert engine.send("genmove b") == vertex, komi
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert events == [], events
+    assert len(engine.searcher._compiled) == 1  # one compiled level for every komi

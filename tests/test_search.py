@@ -327,3 +327,39 @@ def test_bad_arguments_name_the_value():
         search.search(playouts="10")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="should_stop must be callable, got 3"):
         search.search(playouts=8, should_stop=3)  # type: ignore[arg-type]
+
+
+def test_komi_is_data_to_the_leaf_evaluation_and_set_komi_keeps_the_compiled_search():
+    from gojax.search._leaves import evaluate_leaves
+
+    drawn = gojax.from_ascii(CONFIG, ". X . O .\n" * 5)  # 10 points each: komi decides the playouts
+    parents = jax.tree.map(lambda x: np.stack([x] * 4), drawn)
+    actions = np.array([-1, CONFIG.pass_action, 2, 22], np.int32)
+    key = jax.random.key(3)
+    traces = []
+
+    def leaves(config, *args):
+        traces.append(config.komi)
+        return evaluate_leaves(config, "random", 30, 8, *args)
+
+    traced = jax.jit(functools.partial(leaves, gojax.GoConfig(size=5, komi=0.0)))
+    wins = {}
+    for komi in (-3.0, 3.0):
+        static = jax.jit(functools.partial(leaves, CONFIG.with_komi(komi)))(parents, actions, key, 0)
+        data = traced(parents, actions, key, 0, np.float32(komi))
+        np.testing.assert_array_equal(data.black_wins, static.black_wins)
+        np.testing.assert_array_equal(data.ownership, static.ownership)
+        wins[komi] = np.asarray(data.black_wins)
+    assert traces == [-3.0, 0.0, 3.0]  # the komi-data function traced once, the static ones each
+    assert (wins[-3.0] >= wins[3.0]).all() and (wins[-3.0] > wins[3.0]).any()  # the same playouts
+    search = TreeSearch(CONFIG, SETTINGS, seed=2)
+    search.set_root(drawn)
+    search.search(playouts=64)
+    evaluate = search._evaluate
+    search.set_komi(-0.5)
+    assert search.config == CONFIG.with_komi(-0.5) and search._tree is None  # results of another komi
+    search.set_root(drawn)
+    stats = search.search(playouts=64)
+    assert search._evaluate is evaluate and stats.playouts >= 64
+    with pytest.raises(ValueError, match="set_komi"):
+        search.set_komi(float("nan"))

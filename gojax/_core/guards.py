@@ -36,8 +36,13 @@ _HISTORY_FIELDS = ("history", "history_head", "history_prev")
 _FIX = "build the state with gojax.init(config)"
 
 
-@functools.cache
 def state_shapes(config: GoConfig) -> dict[str, _Shape]:
+    """The shape of every :class:`GoState` field for one game of ``config`` (see :func:`_state_shapes`)."""
+    return _state_shapes(config.static)
+
+
+@functools.cache
+def _state_shapes(config: GoConfig) -> dict[str, _Shape]:
     """The shape of every :class:`GoState` field for one game of ``config``.
 
     ``stones``/``atari`` ``[2, W]``, ``atari_liberty`` ``[2, L, W]``,

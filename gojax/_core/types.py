@@ -60,9 +60,20 @@ class GoConfig:
     ``functools.partial`` or passed as a static argument to ``jax.jit``;
     ``step`` traces once per distinct config.
 
+    **Komi as data.** Only scoring reads ``komi``. Inside a jitted function
+    it may be a ``float32[]`` array - an argument of that function - so one
+    compiled function serves every komi::
+
+        @jax.jit
+        def score(state, komi):
+            return gojax.score(config.with_komi(komi), state)
+
+    Such a config cannot be hashed (it is never a static argument).
+
     Attributes:
       size: board side ``N``, 2..25.
-      komi: points given to white; a whole number allows draws.
+      komi: points given to white; a whole number allows draws. A JAX
+        scalar inside a jitted function (see above).
       ko_rule: ``"simple"`` (only the immediate ko recapture is banned),
         ``"positional"`` (no move may recreate any earlier board position -
         the computer-Go standard) or ``"situational"`` (no move may recreate
@@ -90,7 +101,11 @@ class GoConfig:
     def __post_init__(self) -> None:
         size = _field(checks.integer, self.size, "GoConfig.size", least=MIN_SIZE, most=MAX_SIZE)
         object.__setattr__(self, "size", size)
-        object.__setattr__(self, "komi", _field(checks.number, self.komi, "GoConfig.komi"))
+        if isinstance(self.komi, jax.Array):  # komi as data (see the class docstring)
+            if self.komi.shape != () or not jnp.issubdtype(self.komi.dtype, jnp.floating):
+                raise ValueError(f"GoConfig.komi as an array must be a float scalar, got {self.komi!r}")
+        else:
+            object.__setattr__(self, "komi", _field(checks.number, self.komi, "GoConfig.komi"))
         if self.ko_rule not in _KO_RULES:
             raise ValueError(f"GoConfig.ko_rule must be one of {_KO_RULES}, got {self.ko_rule!r}")
         if not isinstance(self.suicide, bool):
@@ -98,6 +113,15 @@ class GoConfig:
         if self.max_moves is not None:
             max_moves = _field(checks.integer, self.max_moves, "GoConfig.max_moves", least=1, most=32767)
             object.__setattr__(self, "max_moves", max_moves)
+
+    def with_komi(self, komi: float | jax.Array) -> GoConfig:
+        """This config with another komi: a number, or inside a jitted function a ``float32[]`` array."""
+        return dataclasses.replace(self, komi=komi)  # type: ignore[arg-type]  # an array: komi as data
+
+    @property
+    def static(self) -> GoConfig:
+        """This config with a komi that is data (an array) replaced by 0.0: hashable, for cache keys."""
+        return dataclasses.replace(self, komi=0.0) if isinstance(self.komi, jax.Array) else self
 
     @property
     def num_points(self) -> int:
