@@ -513,7 +513,9 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 
 
-def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
+def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("XLA_FLAGS", raising=False)  # restored afterwards, whatever main does
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)  # main would split the CPU on a run it starts
     typo = tmp_path / "rnu"
     assert training.main(["--run-dir", str(typo), "--resume"]) == 2
     message = capsys.readouterr().err
@@ -525,6 +527,7 @@ def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
     (started / "checkpoints").mkdir()
     assert training.main(["--run-dir", str(started), "--resume"]) == 2
     assert f"'{started}' holds no checkpoint to resume" in capsys.readouterr().err
+    assert "XLA_FLAGS" not in os.environ  # a refused run leaves the process's devices alone
 
 
 def test_host_devices_default_to_one_per_core_that_divides_the_batches(monkeypatch):

@@ -115,14 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = config_from_arguments(args)
         count = host_devices(args, config)
-        if count is not None:  # read when JAX starts its backends, which nothing has done yet
-            split_host_cpu(count)
     except (TypeError, ValueError) as error:
         print(f"gojax-train: {error}", file=sys.stderr)
         return 2
     if args.resume and (problem := _not_resumable(config.run_dir)):
         print(f"gojax-train: --resume: {problem}", file=sys.stderr)
         return 2
+    if count is not None:  # read when JAX starts its backends, which nothing has done yet
+        split_host_cpu(count)
     if args.distributed:
         initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     train(config, resume=args.resume)
