@@ -513,7 +513,13 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 
 
-def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
+def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys, monkeypatch):
+    from gojax.training import cli
+
+    def no_run(*args, **kwargs):  # a run started in place of the refusal fails here, not hours later
+        raise AssertionError("gojax-train --resume started a run")
+
+    monkeypatch.setattr(cli, "train", no_run)
     typo = tmp_path / "rnu"
     assert training.main(["--run-dir", str(typo), "--resume"]) == 2
     message = capsys.readouterr().err
