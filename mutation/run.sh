@@ -17,9 +17,10 @@ git diff --quiet -- gojax || { echo "mutation/run.sh: gojax/ has uncommitted cha
 if [[ ! -f $session ]]; then
   cosmic-ray init "$config" "$session"
   cr-filter-pragma "$session"  # lines marked "# pragma: no mutate"
+  cr-filter-operators "$session" "$config"  # the config's [cosmic-ray.filters.operators-filter], if any
 fi
 cosmic-ray --verbosity=WARNING baseline "$config"  # the tests pass on the unmutated code
 cosmic-ray exec "$config" "$session"
 git diff --quiet -- gojax || { echo "mutation/run.sh: the sources were left changed" >&2; exit 1; }
-cr-report "$session" --show-pending
+cr-report --show-pending "$session"
 cr-rate "$session"
