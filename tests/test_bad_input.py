@@ -29,6 +29,9 @@ NINE_CAPPED = gojax.GoConfig(size=9, max_moves=50)
 # Every public rule function that takes a state: name -> f(config, state) (step plays point 0).
 FUNCTIONS = {
     "step": lambda config, state: gojax.step(config, state, jnp.zeros(jnp.shape(state.turn), jnp.int32)),
+    "step_with_mask": lambda config, state: gojax.step_with_mask(
+        config, state, jnp.zeros(jnp.shape(state.turn), jnp.int32), jnp.ones(config.num_actions, bool)
+    ),
     "legal_action_mask": gojax.legal_action_mask,
     "board": gojax.board,
     "to_play": gojax.to_play,
@@ -80,7 +83,7 @@ def test_state_for_another_board_size(name, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", ["step", "legal_action_mask", "reset_if_done"])
+@pytest.mark.parametrize("name", ["step", "step_with_mask", "legal_action_mask", "reset_if_done"])
 def test_state_for_another_ko_rule(name, mode):
     function = FUNCTIONS[name]
     with pytest.raises(

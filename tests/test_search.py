@@ -274,6 +274,76 @@ def test_the_time_budget_is_kept_with_a_margin():
     assert len(progress) >= 2 and progress[-1].playouts <= stats.playouts
 
 
+class _Device:
+    """The clock of a device that runs one batch at a time, ``batch`` seconds each, while the host's
+    work takes no time: a search reads it as its clock, and its batches move it on.
+
+    A batch starts when it is launched or when the batch before it ends, whichever is later;
+    waiting for a batch (the search's ``_finish``) moves the clock to its end.
+    """
+
+    def __init__(self, search: TreeSearch, batch: float):
+        self.time, self.batch, self.busy_until, self.ends = 100.0, batch, 100.0, []
+        self.launched = 0
+        launch, finish = search._launch, search._finish
+
+        def timed_launch():
+            self.busy_until = max(self.time, self.busy_until) + self.batch
+            self.ends.append(self.busy_until)
+            self.launched += 1
+            return launch()
+
+        def timed_finish(*pending):
+            self.time = max(self.time, self.ends.pop(0))
+            return finish(*pending)
+
+        search._launch, search._finish = timed_launch, timed_finish
+
+    def __call__(self) -> float:
+        return self.time
+
+
+def test_the_time_budget_counts_the_batch_still_in_flight():
+    # Batches of 0.25 s, one after the other on the device; the host selects the next batch
+    # while one runs. Launching a batch at time t ends the search at t + 0.5 at the earliest
+    # (the batch in flight ends at t + 0.25, the new one at t + 0.5), so the last batch is the
+    # one launched at 1.25: 1.25 + 0.5 = 1.75 is within 1.875 s less the 5% margin (1.78125);
+    # one launched at 1.5 would end at 2.0, past the budget itself.
+    search = TreeSearch(CONFIG, SETTINGS, seed=3)
+    search.set_root(gojax.init(CONFIG))
+    search.warm_up()
+    device = _Device(search, 0.25)
+    stats = search.search(seconds=1.875, now=device)
+    assert SETTINGS.time_margin == 0.05
+    assert stats.seconds == 1.75 and device.time == 101.75
+    assert device.launched == 7 and not device.ends  # launched at 0, 0, 0.25, ..., 1.25; all waited for
+    assert stats.playouts == 7 * SETTINGS.leaves_per_batch * SETTINGS.playouts_per_leaf
+
+
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+def test_the_step_playout_policies_search_legally(policy, superko_root):
+    # The policies gojax-gtp --playout-policy offers besides the light kernel's: a seeded search
+    # with each keeps to the rules at every depth (the superko ban included), its statistics
+    # add up, the same seed builds the same tree, and it finds the capture that wins.
+    settings = dataclasses.replace(SETTINGS, playout_policy=policy)
+    search = TreeSearch(CONFIG, settings, seed=11)
+    search.set_root(superko_root)
+    stats = search.search(playouts=768)
+    tree, size = search._tree, search._tree.size
+    assert stats.playouts >= 768 and stats.visits.sum() == stats.playouts
+    assert tree.children[0, 1] == -1 and stats.visits[1] == 0  # the superko-banned move
+    assert _depths(tree).max() >= 2 and _assert_every_edge_legal(search, CONFIG) > 30
+    visits = tree.visits[:size, None]
+    assert (tree.wins[:size] <= tree.visits[:size]).all() and (tree.amaf_visits[:size] <= visits).all()
+    assert (tree.amaf_wins[:size] <= tree.amaf_visits[:size]).all() and tree.amaf_visits[0].sum() > 0
+    again = TreeSearch(CONFIG, settings, seed=11)
+    again.set_root(superko_root)
+    np.testing.assert_array_equal(again.search(playouts=768).visits, stats.visits)
+    search.set_root(gojax.from_board(CONFIG, gojax.parse_board(SEMEAI, 5), to_play=gojax.BLACK))
+    found = search.search(playouts=1024)
+    assert found.best_action == 0 and found.winrate[0] > 0.8
+
+
 def test_should_stop_ends_the_search():
     search = TreeSearch(CONFIG, SETTINGS, seed=4)
     search.set_root(gojax.init(CONFIG))

@@ -514,8 +514,15 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
 
 
 def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys, monkeypatch):
+    from gojax.training import cli
+
     monkeypatch.delenv("XLA_FLAGS", raising=False)  # restored afterwards, whatever main does
     monkeypatch.setattr(os, "cpu_count", lambda: 4)  # main would split the CPU on a run it starts
+
+    def no_run(*args, **kwargs):  # a run started in place of the refusal fails here, not hours later
+        raise AssertionError("gojax-train --resume started a run")
+
+    monkeypatch.setattr(cli, "train", no_run)
     typo = tmp_path / "rnu"
     assert training.main(["--run-dir", str(typo), "--resume"]) == 2
     message = capsys.readouterr().err
