@@ -142,6 +142,7 @@ def test_the_console_script_plays_a_match(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["games"] == 1 and summary["wins"] + summary["losses"] + summary["draws"] == 1
+    assert summary["move_cap"] == gojax.GoConfig(size=5).move_cap == 50  # the library's default cap
     assert (
         summary["commands"][0].startswith(arena.find_gnugo()) and "--chinese-rules" in summary["commands"][0]
     )
