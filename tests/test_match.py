@@ -55,6 +55,9 @@ def test_engine_specs_become_command_lines():
     ):
         assert flags[flags.index(flag) + 1] == value
     assert flags[flags.index("--seconds-per-move") + 1] == "2"
+    assert "--max-moves" not in flags  # the default cap, the engine's own
+    capped = arena.engine_argv("gojax:mcts", size=7, komi=7.5, max_moves=500)
+    assert capped[capped.index("--max-moves") + 1] == "500"  # a match's cap: the engine's too
     assert arena.engine_argv("cmd:katago gtp -config 'my file.cfg'", size=9, komi=7.5) == [
         "katago", "gtp", "-config", "my file.cfg",
     ]  # fmt: skip

@@ -63,7 +63,12 @@ def match_main(argv: list[str] | None = None) -> int:
     try:
         argvs = [
             engine_argv(
-                text, size=args.size, komi=args.komi, seconds_per_move=args.seconds_per_move, seed=args.seed
+                text,
+                size=args.size,
+                komi=args.komi,
+                seconds_per_move=args.seconds_per_move,
+                seed=args.seed,
+                max_moves=args.max_moves,
             )
             for text in (args.first, args.second)
         ]
