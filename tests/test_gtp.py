@@ -83,7 +83,7 @@ EXTRAS = {
 # Fuzz budget: derandomized (the same examples every run) unless GOJAX_FUZZ_EXAMPLES is set.
 FUZZ_EXAMPLES = int(os.environ.get("GOJAX_FUZZ_EXAMPLES", "100"))
 FUZZ_DERANDOMIZE = "GOJAX_FUZZ_EXAMPLES" not in os.environ
-RULES_5 = gojax.GoConfig(size=5, max_moves=100)  # the engine's rules on 5x5
+RULES_5 = gojax.GoConfig(size=5)  # the engine's rules on 5x5 (the default move cap, 50)
 
 
 class Transcript:
@@ -649,7 +649,7 @@ def test_loadsgf_shared_game_matches_sgfmill(local):
 
 @pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
 def test_full_5x5_game_against_gnugo():
-    config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
+    config = gojax.GoConfig(size=5, komi=7.5)  # the engine's rules: nothing to compile
     ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=5))
     with arena.GTPClient(arena.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
         game = arena.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
@@ -742,9 +742,11 @@ def test_host_devices_split_the_cpu_before_jax_starts(monkeypatch, capsys):
 
 def test_engine_keeps_its_rules_across_boardsize():
     engine = gtp.GTPEngine(gojax.GoConfig(size=5, ko_rule="situational", suicide=True), PlayerSpec("random"))
-    assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True, max_moves=100)
+    assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True)
+    assert engine.config.move_cap == 50 == gojax.MOVE_CAP_PER_POINT * 25  # the library's default cap
     engine.send("boardsize 7")
-    assert engine.config == gojax.GoConfig(size=7, ko_rule="situational", suicide=True, max_moves=196)
+    assert engine.config == gojax.GoConfig(size=7, ko_rule="situational", suicide=True)
+    assert engine.config.move_cap == 98
     capped = gtp.GTPEngine(gojax.GoConfig(size=5, max_moves=30), PlayerSpec("random"))
     capped.send("boardsize 6")
     assert capped.config.max_moves == 30 and capped.config.size == 6

@@ -73,6 +73,11 @@ def _describe(leaf: Any, shape: _Shape) -> str:
     return f"{name}[{', '.join(map(str, shape))}]"
 
 
+def _default_cap(size: int) -> int:
+    """The default move cap of an ``size x size`` board (``max_moves=None``)."""
+    return GoConfig(size=size).move_cap
+
+
 def _sizes_with(shapes: dict[str, _Shape]) -> list[int]:
     """The board sizes whose states have these board (and, if telling, history) shapes."""
     sizes = [
@@ -81,7 +86,7 @@ def _sizes_with(shapes: dict[str, _Shape]) -> list[int]:
         if all(state_shapes(GoConfig(size=size))[name] == shapes[name] for name in _BOARD_FIELDS)
     ]
     # A history of 2 * P + 1 positions is the one of the default move cap.
-    by_history = [size for size in sizes if shapes["history"][:1] == (2 * size * size + 1,)]
+    by_history = [size for size in sizes if shapes["history"][:1] == (_default_cap(size) + 1,)]
     return by_history or sizes
 
 
@@ -103,8 +108,8 @@ def _history_message(config: GoConfig, shapes: dict[str, _Shape], caller: str) -
             f"{caller}: state is for a superko rule (a history of {have} positions) but the config's "
             f"ko_rule is 'simple' (no history); {_FIX}"
         )
-    # The default move cap 2 * P of another board with the same bitboard shapes.
-    others = [size for size in _sizes_with(shapes) if size != config.size and have == 2 * size * size + 1]
+    # The default move cap of another board with the same bitboard shapes.
+    others = [size for size in _sizes_with(shapes) if size != config.size and have == _default_cap(size) + 1]
     default = f", the default of {_boards(others)}" if others else ""
     return (
         f"{caller}: state keeps a history of {have} positions (move cap {have - 1}{default}) but the "

@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 from gojax._core import checks
 
-__all__ = ["BLACK", "EMPTY", "WHITE", "GoConfig", "GoState", "KoRule"]
+__all__ = ["BLACK", "EMPTY", "MOVE_CAP_PER_POINT", "WHITE", "GoConfig", "GoState", "KoRule"]
 
 KoRule = Literal["simple", "positional", "situational"]
 
@@ -37,6 +37,13 @@ WHITE = 2
 
 MIN_SIZE = 2
 MAX_SIZE = 25  # GTP's range.
+MOVE_CAP_PER_POINT = 2
+"""The default move cap is ``MOVE_CAP_PER_POINT * N * N`` moves, passes included (pgx's ``2 * N * N``).
+
+:attr:`GoConfig.move_cap` with ``max_moves=None``; every tool of gojax
+(``gojax-gtp``, ``gojax-match``, the environment, training) uses it unless
+told otherwise.
+"""
 _KO_RULES = ("simple", "positional", "situational")
 # Largest board whose state keeps the liberties of its chains in atari.
 _MAX_LABELLED_SIZE = 13
@@ -82,7 +89,8 @@ class GoConfig:
         legal (it then removes that chain), as in Tromp-Taylor and New Zealand
         rules. Default ``False``.
       max_moves: the move cap: after this many moves (passes included) the game
-        ends as *truncated*. ``None`` means the default cap ``2 * N * N``.
+        ends as *truncated*. ``None`` means the default cap ``2 * N * N``
+        (:data:`MOVE_CAP_PER_POINT` moves a point).
 
     Python or NumPy ints and numbers are taken and stored as Python ``int`` /
     ``float``, so ``GoConfig(size=np.int64(9)) == GoConfig(size=9)``.
@@ -140,8 +148,8 @@ class GoConfig:
 
     @property
     def move_cap(self) -> int:
-        """The effective move cap: ``max_moves`` or ``2 * P`` when it is ``None``."""
-        return 2 * self.num_points if self.max_moves is None else self.max_moves
+        """The effective move cap: ``max_moves``, or ``MOVE_CAP_PER_POINT * P`` (``2 * P``) for ``None``."""
+        return MOVE_CAP_PER_POINT * self.num_points if self.max_moves is None else self.max_moves
 
     @property
     def liberty_label_planes(self) -> int:
