@@ -309,11 +309,11 @@ def test_jax_persistent_cache_keeps_an_executable_with_the_custom_call(tmp_path)
     # JAX never writes an executable with a host callback to its cache; a custom call it does.
     cache = tmp_path / "jax-cache"
     first = _run(PERSISTENT, str(cache), env={"GOJAX_NATIVE": "1"})
-    assert "custom call True" in first and "hits 0" in first, first
-    assert any(cache.iterdir()), "nothing written to the cache"
+    assert "hits 0" in first and any(cache.iterdir()), first
     second = _run(PERSISTENT, str(cache), env={"GOJAX_NATIVE": "1"})
     assert "hits 1" in second, second
     assert second.splitlines()[1] == first.splitlines()[1]  # the same result
+    assert "custom call True" in first, first  # what was kept
 
 
 STORED = textwrap.dedent(
@@ -333,9 +333,9 @@ STORED = textwrap.dedent(
         state = gojax.step(config, state, action)
     function = functools.partial(features.katago_planes, config)
     history = features.history_init(config, state)
-    text = jax.jit(function).lower(state, history).as_text()
     compiled = executables.compile_ahead(config, function, function, (state, history))
     spatial, globals_ = compiled(state, history)
+    text = jax.jit(function).lower(state, history).as_text()  # traced after the load
     print("custom call", "@gojax_ffi_katago_tables" in text)
     print("result", np.asarray(spatial).sum(), np.asarray(globals_).sum())
     print("files", len(list(Path(sys.argv[1]).glob("*.pkl"))))
@@ -348,8 +348,8 @@ def test_the_executable_store_keeps_and_loads_an_executable_with_the_custom_call
     # loaded by the next process, which registers the targets before it loads.
     store = tmp_path / "executables"
     first = _run(STORED, str(store), env={"GOJAX_NATIVE": "1"})
-    assert "custom call True" in first and "files 1" in first, first
-    assert "loaded a compiled function" not in first and "not stored" not in first, first
+    assert "files 1" in first and "not stored" not in first, first
+    assert "loaded a compiled function" not in first and "custom call True" in first, first
     second = _run(STORED, str(store), env={"GOJAX_NATIVE": "1"})
     assert "loaded a compiled function" in second and "cannot load" not in second, second
     result = [line for line in first.splitlines() if line.startswith("result")]
