@@ -342,12 +342,59 @@ def benchmark_cpu_detail(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ffi_speed(rows: list[dict[str, str]]) -> str:
+    """The native kernels as XLA FFI custom calls against the ``jax.pure_callback`` revision:
+    microseconds a ``jit(vmap(...))`` call, boards/s, and the median per-round ratio."""
+    revisions = list(dict.fromkeys(r["revision"] for r in rows))
+    this, other = revisions[0], revisions[1]
+    by_key = {(r["size"], r["batch"], r["preset"], r["revision"]): r for r in rows}
+    lines = [
+        f"| board | batch | features | `{other}` µs a call | `{this}` µs a call | `{this}` boards/s "
+        f"| `{other}` / `{this}` |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for size, batch, preset in dict.fromkeys((r["size"], r["batch"], r["preset"]) for r in rows):
+        mine, theirs = by_key[(size, batch, preset, this)], by_key[(size, batch, preset, other)]
+        lines.append(
+            f"| {size}x{size} | {batch} | {preset} | {float(theirs['us_per_call']):,.0f} "
+            f"| {float(mine['us_per_call']):,.0f} | {float(mine['boards_per_s']):,.0f} "
+            f"| {float(mine['ratio_against_over_this']):.2f} |"
+        )
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"{first['date']}, {first['machine']}, {first['repeats']} interleaved rounds, load average "
+        f"{min(float(r['load_before']) for r in rows):.1f}-{max(float(r['load_after']) for r in rows):.1f}; "
+        f"`{first['command']}`"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def gtp_start(rows: list[dict[str, str]]) -> str:
+    """The GTP engine's start with a warm compilation cache, per revision."""
+    lines = [
+        "| revision | first `genmove` answered, s | then `final_status_list dead`, s |",
+        "|---|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(f"| `{row['revision']}` | {row['first_genmove_s']} | {row['then_final_status_s']} |")
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"{first['date']}, {first['machine']}, median of {first['repeats']} interleaved starts, load "
+        f"average {first['load_before']}-{first['load_after']}; `{first['command']}`"
+    )
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "alphabeta": alphabeta,
     "benchmark_cpu": benchmark_cpu,
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
+    "ffi_speed": ffi_speed,
     "goenv_ratio": goenv_ratio,
+    "gtp_start": gtp_start,
     "mcts_throughput_9x9": mcts_throughput_9x9,
     "playout_rate_9x9": playout_rate_9x9,
     "strength_9x9": strength_9x9,

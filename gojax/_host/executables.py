@@ -8,11 +8,13 @@ this store saves both: :func:`compile_ahead` serializes the executable of
 next process loads it instead of tracing.
 
 A file is keyed by the versions of JAX and jaxlib, the backend, a digest of
-gojax's source files, the rules, a description of the function and the
-argument shapes. A function whose description is not the same in every
-process (it names a ``lambda`` or a local function: a closure over data the
-description does not show) is compiled but not stored. A file that cannot be
-read is ignored and replaced.
+gojax's source files, whether the native CPU kernels are in use (an
+executable traced on them calls their XLA FFI handlers, which
+:func:`gojax._native.register` registers before a file is loaded), the
+rules, a description of the function and the argument shapes. A function
+whose description is not the same in every process (it names a ``lambda``
+or a local function: a closure over data the description does not show) is
+compiled but not stored. A file that cannot be read is ignored and replaced.
 
 The store serves one-device processes only (:func:`directory`). Only host
 tools turn the store on (:func:`use_directory`, called by
@@ -37,6 +39,7 @@ import jax
 import jaxlib
 import numpy as np
 
+from gojax import _native
 from gojax._core.types import GoConfig
 from gojax._host.atomic import atomic_write_bytes
 
@@ -99,6 +102,7 @@ def _key(config: GoConfig | None, what: object, args: tuple) -> str | None:
         device.platform,
         device.device_kind,
         _source_digest(),
+        f"native {_native.available()} abi {_native.ABI}",
         repr(config),
         described,
         str(tree),
@@ -111,6 +115,7 @@ def _load(path: Path, args: tuple) -> Callable | None:
     """The executable stored in ``path``, run once on ``args`` to prove it loads whole; ``None`` if not."""
     from jax.experimental import serialize_executable
 
+    _native.register()  # an executable traced on the CPU kernels calls their FFI handlers
     try:
         blob, in_tree, out_tree = pickle.loads(path.read_bytes())
         loaded = serialize_executable.deserialize_and_load(blob, in_tree, out_tree)
