@@ -151,8 +151,9 @@ class GoEnv:
             a loss for the mover, as in pgx. On a finished game - one
             whose ``terminated`` or ``truncated`` is set, which includes the
             new game :func:`auto_reset` returns in place of a finished one -
-            nothing changes, the rewards are 0 and every action is legal,
-            as pgx's ``step`` does. Whether a move repeats an earlier
+            nothing changes whatever the action, as pgx's ``step`` does: the
+            rewards are 0, ``_step_count`` is kept, and every action is
+            legal once ``terminated`` is set. Whether a move repeats an earlier
             position is read from ``state.legal_action_mask`` (which ``init``
             and ``step`` compute for the state they return), not searched for
             again: see :func:`gojax.step_with_mask`.
@@ -165,12 +166,12 @@ class GoEnv:
         game, history, black, steps, rewards = self._advance(state, action)
         stepped = self._wrap(game, history, black, steps, rewards, previous=state.observation)
         # pgx: a state flagged terminated or truncated (auto_reset's new game too) stays as it is: rewards 0,
-        # the flags kept, every action legal.
+        # the flags kept, every action legal if terminated (pgx opens the mask on `terminated` alone).
         flagged = state.terminated | state.truncated
         stepped = stepped.replace(
             terminated=stepped.terminated | state.terminated,
             truncated=stepped.truncated | state.truncated,
-            legal_action_mask=stepped.legal_action_mask | flagged,
+            legal_action_mask=stepped.legal_action_mask | state.terminated,
         )
         if self.observation_spec is not None and self.observation_spec.from_previous is not None:
             observation = jax.tree.map(
