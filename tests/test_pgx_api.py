@@ -304,3 +304,26 @@ def test_steps_through_the_end_and_auto_reset_agree_with_pgx(wrapper):
                 )
         searched_ended += int(here[0]["terminated"].sum())
     assert searched_ended >= games  # many searches started from auto_reset's flagged new game
+
+
+def test_a_state_flagged_truncated_alone_keeps_its_mask_as_in_pgx():
+    """pgx's ``step`` opens the legal mask on ``terminated`` alone: a live game flagged ``truncated``
+    by hand is left as it is, its mask too, and an action the mask forbids still loses (neither
+    environment sets ``truncated`` itself)."""
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    key = jax.random.PRNGKey(3)
+    ours, theirs = env.init(key), other.init(key)
+    ours_step, theirs_step = jax.jit(env.step), jax.jit(other.step)
+    for action in (40, 41, 30):
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+    ours, theirs = ours.replace(truncated=jnp.bool_(True)), theirs.replace(truncated=jnp.bool_(True))
+    fields = ("rewards", "terminated", "truncated", "legal_action_mask", "current_player", "_step_count")
+    for action in (31, 40, 42):  # a legal move, then an occupied point: it loses (terminated), then nothing
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+        for name in fields:
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+        np.testing.assert_array_equal(ours.observation, theirs.observation)
+        if action == 31:
+            assert not np.asarray(ours.legal_action_mask).all() and not bool(ours.terminated)
+    assert bool(ours.terminated) and np.asarray(ours.legal_action_mask).all() and int(ours._step_count) == 3
+    assert int(ours._game.move_number) == 3  # no move was played
