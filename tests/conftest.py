@@ -12,6 +12,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * Random material: :func:`random_boards` (stones at random, dead chains removed),
   :func:`random_game` (a random legal game played with the rules).
 * Colours: :func:`swap_colours` of a diagram or a board.
+* File modes: :func:`umask` (a block under another umask), :func:`plain_modes` (what ``open()`` gives).
 * The GTP tree-search player, compiled once a session: the fixture :func:`tree_searcher_5x5`.
 * Compilations: :func:`compilations` lists the functions JAX compiles inside a block.
 * External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
@@ -278,6 +279,29 @@ def without_history(state: gojax.GoState) -> gojax.GoState:
     lead = state.turn.shape
     empty = jnp.zeros((*lead, 0), jnp.int16)
     return state.replace(history=jnp.zeros((*lead, 0, 2), jnp.uint32), history_head=empty, history_prev=empty)
+
+
+@contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """Runs the block under the process umask ``mask`` (restored after)."""
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def plain_modes(folder: Path) -> tuple[int, int]:
+    """``(file, folder)`` permission bits that a plain ``open(path, "w")`` and ``os.mkdir`` give in ``folder``
+    under the current umask (made and removed here, so default ACLs count too)."""
+    file, sub = folder / ".plain-open-probe", folder / ".plain-mkdir-probe"
+    with open(file, "w"):
+        pass
+    sub.mkdir()
+    modes = file.stat().st_mode & 0o7777, sub.stat().st_mode & 0o7777
+    file.unlink()
+    sub.rmdir()
+    return modes
 
 
 # --------------------------------------------------------------------------- plain-Python references

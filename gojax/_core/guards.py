@@ -28,7 +28,7 @@ from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig, GoState
 
-__all__ = ["check_action", "check_state", "state_shapes"]
+__all__ = ["check_action", "check_board", "check_state", "state_shapes"]
 
 _Shape = tuple[int, ...]
 _BOARD_FIELDS = ("stones", "atari", "atari_liberty")
@@ -167,6 +167,29 @@ def check_state(config: GoConfig, state: GoState, caller: str) -> None:
         f"{caller}: state.{name} is {_describe(leaves[name], shapes[name])} but a state of the config has "
         f"shape {list(expected[name])}; {_FIX}"
     )
+
+
+def check_board(config: GoConfig, state: GoState, caller: str) -> None:
+    """:func:`check_state` for a function that reads only the board (a picture, a diagram).
+
+    A state of the config's board size built under another ko rule or move
+    cap passes; any other mismatch raises :func:`check_state`'s error. A
+    history whose length is the default move cap's of another board with
+    the same bitboards (a 7x7 state given an 8x8 config) names that board.
+
+    Raises:
+      TypeError, ValueError: as :func:`check_state`.
+    """
+    try:
+        check_state(config, state, caller)
+    except ValueError:
+        expected = state_shapes(config)
+        shapes = {name: tuple(np.shape(getattr(state, name))) for name in expected}
+        if any(shapes[name] != want for name, want in expected.items() if name not in _HISTORY_FIELDS):
+            raise
+        have = shapes["history"][0] if shapes["history"] else 0
+        if any(have == 2 * size * size + 1 for size in _sizes_with(shapes) if size != config.size):
+            raise
 
 
 def check_action(action: Any, caller: str) -> None:

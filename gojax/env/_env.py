@@ -151,8 +151,11 @@ class GoEnv:
             a loss for the mover, as in pgx. On a finished game - one
             whose ``terminated`` or ``truncated`` is set, which includes the
             new game :func:`auto_reset` returns in place of a finished one -
-            nothing changes, the rewards are 0 and every action is legal,
-            as pgx's ``step`` does. Whether a move repeats an earlier
+            nothing changes, as pgx's ``step`` does: the rewards are 0,
+            ``_step_count`` is kept, and every action is legal once
+            ``terminated`` is set (on a state flagged only ``truncated``, by
+            hand, an action its mask forbids loses and terminates it, as in
+            pgx). Whether a move repeats an earlier
             position is read from ``state.legal_action_mask`` (which ``init``
             and ``step`` compute for the state they return), not searched for
             again: see :func:`gojax.step_with_mask`.
@@ -165,12 +168,17 @@ class GoEnv:
         game, history, black, steps, rewards = self._advance(state, action)
         stepped = self._wrap(game, history, black, steps, rewards, previous=state.observation)
         # pgx: a state flagged terminated or truncated (auto_reset's new game too) stays as it is: rewards 0,
-        # the flags kept, every action legal.
+        # the flags kept, every action legal once terminated (pgx opens the mask on `terminated` alone). An
+        # action its mask forbids still loses there (only a state flagged truncated by hand has such a mask).
         flagged = state.terminated | state.truncated
+        forfeit = flagged & ~state.legal_action_mask[action]
+        lost = jnp.where(jnp.arange(NUM_PLAYERS) == state.current_player, -1.0, 1.0).astype(jnp.float32)
+        terminated = stepped.terminated | state.terminated | forfeit
         stepped = stepped.replace(
-            terminated=stepped.terminated | state.terminated,
+            rewards=jnp.where(forfeit, lost, stepped.rewards),
+            terminated=terminated,
             truncated=stepped.truncated | state.truncated,
-            legal_action_mask=stepped.legal_action_mask | flagged,
+            legal_action_mask=stepped.legal_action_mask | terminated,
         )
         if self.observation_spec is not None and self.observation_spec.from_previous is not None:
             observation = jax.tree.map(
