@@ -114,7 +114,7 @@ def _strength_table(rows: list[dict[str, str]]) -> str:
     lines.append("")
     # One command per player: the level is the table's, the games and seed each run's.
     commands = dict.fromkeys(
-        re.sub(r"--levels \d+", "--levels L", r["command"]) + (" --games G --seed S" if _runs(r) else "")
+        re.sub(r"(--levels |gnugo:)\d+", r"\1L", r["command"]) + (" --games G --seed S" if _runs(r) else "")
         for r in rows
     )
     lines.append("Commands (`L` the level, `G` and `S` each run's games and seed):")

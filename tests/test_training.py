@@ -619,6 +619,7 @@ def _env(tmp_path: Path, devices: int | None = None) -> dict[str, str]:
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
     env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
     env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash prints every thread's stack
     if devices:
         env["XLA_FLAGS"] = (
             f"{env.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices}".strip()

@@ -126,7 +126,7 @@ def _load(path: Path, args: tuple) -> Callable | None:
         return None
 
 
-def _serialized(compiled, args: tuple) -> bytes | None:
+def _serialized(compiled, args: tuple, last: bool) -> bytes | None:
     """The bytes to store for ``compiled``, or ``None`` if they do not load and run ``args`` whole.
 
     On XLA:CPU an executable that JAX loaded from its own persistent cache
@@ -141,7 +141,13 @@ def _serialized(compiled, args: tuple) -> bytes | None:
         jax.block_until_ready(serialize_executable.deserialize_and_load(*parts)(*args))
         return pickle.dumps(parts)
     except Exception as error:  # not serializable, or incomplete
-        log.info("compiled function not stored: %s: %s", type(error).__name__, error)
+        # the first try's failure is expected when JAX's cache held the code; the last one's is news
+        (log.info if last else log.debug)(
+            "compiled function %s: %s: %s",
+            "not stored" if last else "compiled again",
+            type(error).__name__,
+            error,
+        )
         return None
 
 
@@ -181,9 +187,10 @@ def compile_ahead(config: GoConfig | None, what: object, function: Callable, arg
             return loaded
     if path is None:
         return jax.jit(function).lower(*args).compile()
-    for name in (f"gojax_{key}", f"gojax_{key}_{secrets.token_hex(4)}"):
+    names = (f"gojax_{key}", f"gojax_{key}_{secrets.token_hex(4)}")
+    for name in names:
         compiled = jax.jit(_named(function, name)).lower(*args).compile()
-        blob = _serialized(compiled, args)
+        blob = _serialized(compiled, args, last=name == names[-1])
         if blob is not None:
             _write(path, blob)
             break
