@@ -387,6 +387,24 @@ def gtp_start(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def test_tiers(rows: list[dict[str, str]]) -> str:
+    """The test suite's wall time, whole and by tier, as CI runs it: the latest run of each tier."""
+    latest = {r["tier"]: r for r in rows}
+    order = [t for t in ("unit", "reference", "integration", "all") if t in latest]
+    lines = ["| tier | tests | wall time | JAX cache | load average |", "|---|---:|---:|---|---|"]
+    for tier in order:
+        r = latest[tier]
+        seconds = int(r["seconds"])
+        name = "whole suite" if tier == "all" else f"`-m {tier}`"
+        lines.append(
+            f"| {name} | {r['tests']} | {seconds // 60} min {seconds % 60:02d} s | {r['cache']} "
+            f"| {r['load_before']}-{r['load_after']} |"
+        )
+    lines.append("")
+    lines.append(_sources([latest[t] for t in order]))
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "alphabeta": alphabeta,
     "benchmark_cpu": benchmark_cpu,
@@ -399,6 +417,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "playout_rate_9x9": playout_rate_9x9,
     "strength_9x9": strength_9x9,
     "strength_gnugo_9x9": strength_gnugo_9x9,
+    "test_tiers": test_tiers,
     "train_9x9_cpu": train_9x9_cpu,
     "training_ab": training_ab,
 }

@@ -71,6 +71,7 @@ FIGURES = {
     "mcts_throughput_9x9": "moves_per_s",
     "playout_rate_9x9": "rate",
     "strength_9x9": "games",
+    "test_tiers": "seconds",
     "strength_gnugo_9x9": "games",
     "train_9x9_cpu": "minutes",
     "training_ab": "positions",
