@@ -27,7 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = ["date", "machine", "command", "tier", "tests", "seconds", "cache", "load_before", "load_after"]
-TIERS = {"unit": ["-m", "unit"], "reference": ["-m", "reference"], "integration": ["-m", "integration"], "all": []}
+TIERS = {
+    "unit": ["-m", "unit"],
+    "reference": ["-m", "reference"],
+    "integration": ["-m", "integration"],
+    "all": [],
+}
 
 
 def _machine() -> str:
@@ -59,10 +64,14 @@ def run_tier(tier: str, cache: Path, workers: int) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tiers", nargs="+", choices=sorted(TIERS), default=["unit", "all"])
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (CI: 2)")
-    parser.add_argument("--warm", action="store_true", help="one JAX cache for every run (default: empty each)")
+    parser.add_argument(
+        "--warm", action="store_true", help="one JAX cache for every run (default: empty each)"
+    )
     parser.add_argument("--csv", type=Path, default=ROOT / "docs" / "results" / "test_tiers.csv")
     args = parser.parse_args(argv)
     command = "python experiments/suite_times.py " + " ".join(sys.argv[1:] if argv is None else argv)
