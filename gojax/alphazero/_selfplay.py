@@ -26,7 +26,9 @@ nothing here calls ``jax.jit``). At every move:
    others, 0 for a draw (a whole-number komi) - with the final owner of
    every point (Tromp-Taylor, :func:`gojax.playouts.ownership`) and the
    final score, both for the player to move - and those rows become ready
-   (:func:`gojax.alphazero.replay_finish`). The slot then starts a new game
+   (:func:`gojax.alphazero.replay_finish`). With
+   :attr:`SelfPlaySettings.root_value_weight` ``w`` above 0 a row's value
+   target is ``(1 - w) * z + w * v``, ``v`` the search's root value there. The slot then starts a new game
    on the empty board (**auto-reset**), so all ``B`` slots always play.
 
 **Outcomes.** A game ends after two consecutive passes and is scored by
@@ -92,6 +94,10 @@ class SelfPlaySettings:
         (0: never resign).
       resign_check_fraction: the fraction of games that never resign, to
         measure the false resignations.
+      root_value_weight: the value target of a position is ``(1 - w) * z +
+        w * v``: the game's outcome ``z`` blended with the search's root
+        value ``v`` there (KataGo's and MuZero's way to lower the target's
+        variance; 0: the outcome alone).
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -104,6 +110,7 @@ class SelfPlaySettings:
     cheap_simulations: int = 4
     resign_threshold: float = 0.0
     resign_check_fraction: float = 0.1
+    root_value_weight: float = 0.0
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
@@ -116,7 +123,7 @@ class SelfPlaySettings:
         object.__setattr__(self, "full_search_fraction", fraction)
         cheap = checks.integer(self.cheap_simulations, "SelfPlaySettings.cheap_simulations", least=1)
         object.__setattr__(self, "cheap_simulations", cheap)
-        for name in ("resign_threshold", "resign_check_fraction"):
+        for name in ("resign_threshold", "resign_check_fraction", "root_value_weight"):
             value = checks.number(getattr(self, name), f"SelfPlaySettings.{name}", least=0.0, most=1.0)
             object.__setattr__(self, name, value)
 
@@ -247,7 +254,7 @@ def _search(config, settings, evaluate, games, key):
     return jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search)), full
 
 
-def _finish_games(config, buffer, rows, ply, after, ended):
+def _finish_games(config, settings, buffer, rows, ply, after, ended):
     """Writes the outcome, final ownership and score of the games that ``ended`` into their rows."""
     cap = rows.shape[1]
     # Only the games that just ended are scored: the others pay almost nothing for it.
@@ -269,6 +276,7 @@ def _finish_games(config, buffer, rows, ply, after, ended):
         finish,
         ownership=owner,
         score=margin[:, None] * sign[None, :],
+        root_weight=settings.root_value_weight,
     )
     return buffer, black_result, margin, written
 
@@ -307,7 +315,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)
     buffer, new_rows = replay_write(
-        buffer, planes, output.action_weights, policy_weight=full.astype(jnp.float32)
+        buffer, planes, output.action_weights, policy_weight=full.astype(jnp.float32), root_value=output.value
     )
 
     batch = actor.rows.shape[0]
@@ -318,7 +326,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     after, resigned, would_resign = _play(config, settings, actor, action, output.value)
     moves = jnp.where(resigned[:, None] & (jnp.arange(moves.shape[1]) == ply[:, None]), -1, moves)
     ended = after.done
-    buffer, black_result, margin, written = _finish_games(config, buffer, rows, ply, after, ended)
+    buffer, black_result, margin, written = _finish_games(config, settings, buffer, rows, ply, after, ended)
     checked = ended & (would_resign > 0)
     false_resign = checked & (jnp.where(would_resign == 1, black_result > 0, black_result < 0))
     fresh_no_resign = jax.random.uniform(start_key, (batch,)) < settings.resign_check_fraction
