@@ -282,6 +282,33 @@ def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
     assert seen == [True]  # the next move waited for the late search before it searched
 
 
+def test_wait_idle_waits_for_a_late_search_that_no_move_waited_for():
+    # A late search still runs after its move; the process must not exit inside it (gojax-gtp and
+    # the training's GNU Go evaluation close their engine, which waits).
+    fake = FakeTime()
+    runs: list = []
+    release = threading.Event()
+    slow = Costly(fake, "slow", 0.1, "a1", runs, block=release)
+    quick = Costly(fake, "quick", 0.001, "b1", runs)
+    levels = [Level(p.label, lambda config, p=p: p, "az", p.seconds, jit=False) for p in (slow, quick)]
+    searcher = Searcher(levels, seed=3, now=fake)
+    state = gojax.init(CONFIG)
+    searcher.warm_up(CONFIG, state)
+    assert searcher.wait_idle(0.0)  # nothing running
+    slow.seconds = 100.0
+    searcher.genmove(CONFIG, state, 10.0, lambda: CONFIG.pass_action)
+    searcher._finish_late_search(fake())  # a move that could not wait: the late search is no longer its
+    assert not searcher.wait_idle(0.05)  # still inside the slow search
+    timer = threading.Timer(0.2, release.set)
+    timer.start()
+    try:
+        assert searcher.wait_idle(30.0)
+    finally:
+        timer.cancel()
+        release.set()
+    assert runs[-1] == "slow"
+
+
 def test_a_late_search_is_cut_off_at_the_fake_deadline(monkeypatch):
     fake = FakeTime()
     runs: list = []

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import jax
@@ -815,6 +816,45 @@ def test_four_devices_match_one(tmp_path):
     assert (restored["iteration"], restored["train_steps"], restored["blocks"]) == (3, one["train_steps"], 1)
     assert restored["network_steps"] == one["train_steps"]
     assert saved > 0 and restored["params"] == saved and restored["network_params"] == saved
+
+
+def test_the_gnugo_evaluation_plays_the_agents_own_fixed_search(monkeypatch):
+    # The agent plays settings.num_simulations a move: no time ladder (which would compile a dozen
+    # searches and leave late ones running when the run ends), and its engine is closed at the end.
+    from gojax.training import evaluation
+
+    made, closed = [], []
+
+    class Engine:
+        def __init__(self, rules, player, options):
+            made.append(player)
+
+        def close(self, timeout=None):
+            closed.append(True)
+
+    class Client:
+        def __init__(self, command):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def referee(config, black, white, **kwargs):
+        return types.SimpleNamespace(winner=1, moves=[0, 1], reason="two passes", sgf=lambda: "")
+
+    monkeypatch.setattr(evaluation, "GTPEngine", Engine)
+    monkeypatch.setattr(evaluation, "GTPClient", Client)
+    monkeypatch.setattr(evaluation, "gnugo_command", lambda **kwargs: ["gnugo"])
+    monkeypatch.setattr(evaluation, "referee_game", referee)
+    settings = training.TrainConfig(simulations=12).eval_search_settings()
+    result = evaluation.play_gnugo(CONFIG, "network", 2, settings=settings)
+    (player,) = made
+    assert player.kind == "az" and player.simulations == 12 and player.seconds_per_move is None
+    assert player.search == settings and closed == [True]
+    assert result.wins + result.losses == 2
 
 
 def test_the_gnugo_ladder_climbs_at_half_score(monkeypatch, tmp_path):

@@ -203,6 +203,17 @@ class GTPEngine:
             raise GTPError(command, reply[1:].split(" ", 1)[-1].strip())
         return reply[1:].strip()
 
+    def close(self, timeout: float | None = 30.0) -> bool:
+        """Waits up to ``timeout`` seconds for the searches still running in the background.
+
+        A search that was late for its move, or a level compiling ahead,
+        goes on in a daemon thread; a process that exits while one is inside
+        XLA can abort. Call it before the process ends (``gojax-gtp`` does
+        after ``quit``). Returns whether none is running. The engine stays
+        usable.
+        """
+        return self.searcher.wait_idle(timeout)
+
     def analyze(
         self, command: Command, write: Callable[[str], None], should_stop: Callable[[], bool]
     ) -> None:

@@ -360,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                 write(reply)
             if engine.quit_requested:
                 break
+        engine.close()  # a late search must not be inside XLA when the interpreter exits
         return 0
     finally:
         sys.stdout = protocol

@@ -248,6 +248,7 @@ class Searcher:
         self._first_time: dict[tuple[int, int], float] = {}  # (size, level) -> its first run's seconds
         self._load: dict[tuple[int, str], float] = {}  # (size, family) -> recent run time / first run time
         self._pending: dict[tuple[GoConfig, int], concurrent.futures.Future] = {}
+        self._jobs: list[concurrent.futures.Future] = []
         self._lock = threading.Lock()
 
     # -- compiling and timing ----------------------------------------------------------------------
@@ -368,7 +369,7 @@ class Searcher:
                 return
             if any(not job.done() for job in self._pending.values()):
                 return
-            self._pending[(config, index)] = _in_thread(self.run, config, index, state)
+            self._pending[(config, index)] = self._start(config, index, state)
         log.info("compiling %s in the background", self.levels[index].label)
 
     # -- choosing a move ---------------------------------------------------------------------------
@@ -420,7 +421,7 @@ class Searcher:
         if index is None:
             return fallback(), f"fallback (no level fits {budget:.2f} s)"
         quick = self._quick_move(config, index, state, budget)
-        future = _in_thread(self.run, config, index, state)
+        future = self._start(config, index, state)
         deadline = start + budget
         while not future.done():
             left = deadline - self.now()
@@ -434,6 +435,25 @@ class Searcher:
             concurrent.futures.wait([future], timeout=min(_POLL, left))
         action, seconds = future.result()
         return action, f"{self.levels[index].label}, {seconds:.2f} s of {budget:.2f} s"
+
+    def _start(self, config: GoConfig, index: int, state: GoState) -> concurrent.futures.Future:
+        """Runs level ``index`` in a thread of its own; :meth:`wait_idle` waits for it."""
+        future = _in_thread(self.run, config, index, state)
+        with self._lock:
+            self._jobs = [job for job in self._jobs if not job.done()] + [future]
+        return future
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Waits (up to ``timeout`` seconds; ``None``: no limit) for the searches still running.
+
+        A search left late or compiling in the background runs in a daemon
+        thread; call this before the process exits, which must not end while
+        a thread is inside XLA. Returns whether none is running now.
+        """
+        with self._lock:
+            jobs = list(self._jobs)
+        _, running = concurrent.futures.wait(jobs, timeout=timeout)
+        return not running
 
     def _finish_late_search(self, until: float) -> None:
         """Waits (up to time ``until``) for a search that was late for the last move: it still runs."""

@@ -25,6 +25,7 @@ by game on the host.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -184,8 +185,14 @@ def play_gnugo(
       ValueError: for an odd ``num_games`` or one below 2.
     """
     num_games = checks.integer(num_games, "num_games", least=2, even=True)
+    # The agent's own search, settings.num_simulations a move (no clock, no time ladder).
     player = PlayerSpec(
-        kind="az", simulations=settings.num_simulations, checkpoint=checkpoint, search=settings, seed=seed
+        kind="az",
+        simulations=settings.num_simulations,
+        checkpoint=checkpoint,
+        search=settings,
+        seed=seed,
+        seconds_per_move=None,
     )
     options = EngineOptions(
         name="gojax-alphazero", warm_up=False, pass_when_ahead=False, allow_early_pass=True
@@ -193,7 +200,7 @@ def play_gnugo(
     rules = GoConfig(size=config.size, komi=config.komi, ko_rule=config.ko_rule, max_moves=config.move_cap)
     engine = GTPEngine(rules, player, options)
     results, a_is_black, lengths, terminated = [], [], [], []
-    with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo:
+    with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo, contextlib.closing(engine):
         for game in range(num_games):
             ours_black = game % 2 == 0
             black, white = (engine, gnugo) if ours_black else (gnugo, engine)
