@@ -1,0 +1,199 @@
+"""Training with several processes on JAX's multi-controller runtime (host side).
+
+``gojax-train`` runs as ``N`` cooperating processes - one per host, or several
+on one machine (:mod:`gojax.training.launch`) - after
+:func:`gojax.alphazero.initialize_distributed`. Every process runs the same
+program over one global mesh (:func:`gojax.alphazero.process_devices`); this
+module holds what a run of several processes adds to one of a single process:
+
+* :func:`same_settings_everywhere` - refuses, at the start, processes started
+  with different settings, naming every difference;
+* :func:`checksum` and :func:`same_network_everywhere` - each device's
+  checksum of its copy of the network after every training step, compared
+  across processes (they are bit for bit the same: every device applies the
+  same all-reduced gradient);
+* :func:`collective_bytes` - the bytes the devices exchange per call of a
+  compiled program, read from its collectives;
+* :func:`stopped_processes` and :func:`report_failure` - when a collective
+  fails because a process died, which processes stopped, in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = [
+    "checksum",
+    "collective_bytes",
+    "report_failure",
+    "same_network_everywhere",
+    "same_settings_everywhere",
+    "stopped_processes",
+]
+
+_DTYPE_BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4}
+_DTYPE_BYTES.update({"f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16})
+_COLLECTIVE = re.compile(
+    r"=\s*(?P<shape>.+?)\s+(?P<op>all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute)"
+    r"(?:-start)?\("
+)
+_ARRAY = re.compile(r"\b(?P<dtype>[a-z]+[0-9]*)\[(?P<dims>[0-9,]*)\]")
+
+
+def collective_bytes(hlo_text: str) -> int:
+    """The bytes of the results of the collectives in a compiled program (``compiled.as_text()``).
+
+    Each all-reduce, all-gather, reduce-scatter, all-to-all and
+    collective-permute counts once, with the size of its result: what every
+    device receives per call (a collective inside a loop counts once, not
+    once per trip). Between processes, a ring all-reduce of ``S`` bytes over
+    ``P`` of them sends and receives about ``2 S (P - 1) / P`` bytes per process.
+    """
+    total = 0
+    for line in hlo_text.splitlines():
+        match = _COLLECTIVE.search(line)
+        if match is None:
+            continue
+        for array in _ARRAY.finditer(match.group("shape")):
+            dims = [int(d) for d in array.group("dims").split(",") if d]
+            total += _DTYPE_BYTES.get(array.group("dtype"), 4) * int(np.prod(dims, dtype=np.int64))
+    return total
+
+
+def checksum(tree: Any) -> jax.Array:
+    """``uint32[]``: a checksum of the bits of every array of ``tree`` (jit-able; 32-bit arrays or narrower).
+
+    Any change of one bit of one entry changes it (an entry's bits are
+    multiplied by an odd number depending on its place, and summed modulo
+    ``2**32``).
+    """
+    total = jnp.uint32(0)
+    for index, leaf in enumerate(jax.tree.leaves(tree)):
+        leaf = jnp.asarray(leaf).reshape(-1)
+        if jnp.issubdtype(leaf.dtype, jnp.floating):
+            bits = jax.lax.bitcast_convert_type(leaf.astype(jnp.float32), jnp.uint32)
+        else:
+            bits = leaf.astype(jnp.uint32)
+        place = jnp.arange(bits.size, dtype=jnp.uint32) * jnp.uint32(2654435761) + jnp.uint32(2 * index + 1)
+        total = total * jnp.uint32(1000003) + jnp.sum(bits * (place | jnp.uint32(1)), dtype=jnp.uint32)
+    return total
+
+
+def _gather_bytes(data: bytes) -> list[bytes]:
+    """Every process's ``data``, in process order (two all-gathers: the lengths, the padded bytes)."""
+    from jax.experimental import multihost_utils
+
+    lengths = np.asarray(multihost_utils.process_allgather(np.array([len(data)], np.int32))).reshape(-1)
+    padded = np.zeros(int(lengths.max()), np.uint8)
+    padded[: len(data)] = np.frombuffer(data, np.uint8)
+    everyone = np.asarray(multihost_utils.process_allgather(padded))
+    return [bytes(row[:length]) for row, length in zip(everyone, lengths, strict=True)]
+
+
+def same_settings_everywhere(settings: Mapping[str, Any]) -> None:
+    """Raises ``ValueError`` naming each setting that differs between processes (each must call it).
+
+    Args:
+      settings: this process's settings, JSON-ready (the run's config, the
+        JAX and gojax versions, its device count, ...).
+
+    Raises:
+      ValueError: on every process, naming each differing setting with each
+        process's value (process 0's first).
+    """
+    if jax.process_count() == 1:
+        return
+    everyone = [json.loads(raw) for raw in _gather_bytes(json.dumps(dict(settings), sort_keys=True).encode())]
+    first, lines = everyone[0], []
+    for process, theirs in enumerate(everyone[1:], start=1):
+        for name in sorted(set(first) | set(theirs)):
+            if first.get(name) != theirs.get(name):
+                lines.append(
+                    f"{name}: process 0 has {first.get(name)!r}, process {process} has {theirs.get(name)!r}"
+                )
+    if lines:
+        raise ValueError("the processes were started with different settings: " + "; ".join(lines))
+
+
+def same_network_everywhere(checksums: np.ndarray, first_step: int) -> None:
+    """Raises ``RuntimeError`` unless every device of every process has the same network after each step.
+
+    Every process must call it (an all-gather), with the same number of steps.
+
+    Args:
+      checksums: ``uint32[steps, local devices]``: :func:`checksum` of the
+        network after each training step, on each of this process's devices.
+      first_step: the number of the first of these steps, minus one.
+    """
+    from jax.experimental import multihost_utils
+
+    if checksums.size == 0:
+        return
+    everyone = np.asarray(multihost_utils.process_allgather(np.ascontiguousarray(checksums)))
+    for step in range(checksums.shape[0]):
+        values = everyone[:, step, :]
+        if np.any(values != values[0, 0]):
+            per_process = {p: sorted({int(v) for v in row}) for p, row in enumerate(values)}
+            raise RuntimeError(
+                f"the copies of the network differ after training step {first_step + step + 1}: "
+                f"checksums per process {per_process}"
+            )
+
+
+def stopped_processes(timeout: float = 15.0) -> list[int] | None:
+    """The processes that JAX's coordination service no longer sees alive (after a failed collective).
+
+    Waits for every live process to ask too (a barrier of the live ones), at
+    most ``timeout`` seconds; ``None`` when it cannot tell (no answer in
+    time, or the coordinator itself is gone).
+    """
+    from jax.experimental import multihost_utils
+
+    answer: list[Any] = []
+
+    def ask() -> None:
+        try:
+            with multihost_utils.live_devices(jax.devices()) as alive:
+                answer.append({d.process_index for d in alive})
+        except Exception as error:  # the coordinator is gone, or a process failed meanwhile
+            answer.append(error)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not answer or not isinstance(answer[0], set):
+        return None
+    return sorted(set(range(jax.process_count())) - answer[0])
+
+
+def report_failure(error: BaseException) -> str:
+    """The line ``gojax-train`` prints when a run of several processes fails: which processes stopped.
+
+    Prints a first line at once (in case JAX's coordination service ends
+    this process before the second), then asks :func:`stopped_processes`.
+    """
+    me, count = jax.process_index(), jax.process_count()
+    cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+    print(f"gojax-train: process {me} of {count}: the run failed: {cause}", file=sys.stderr, flush=True)
+    stopped = stopped_processes()
+    if stopped is None:
+        line = (
+            f"gojax-train: process {me}: the coordinator (process 0) or another process stopped "
+            "(no answer from JAX's coordination service); stopping"
+        )
+    elif stopped:
+        names = ", ".join(str(p) for p in stopped)
+        line = f"gojax-train: process {me}: process {names} of {count} stopped; stopping"
+    else:
+        line = f"gojax-train: process {me}: every process is alive; stopping on the error above"
+    print(line, file=sys.stderr, flush=True)
+    return line
