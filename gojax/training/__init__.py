@@ -21,7 +21,7 @@ self-play, replay buffer, loss, sharding - are in :mod:`gojax.alphazero`.
   and training (``run.py``).
 * :func:`same_settings_everywhere`, :func:`same_network_everywhere`,
   :func:`checksum`, :func:`collective_bytes`, :func:`stopped_processes`,
-  :func:`report_failure` - a run of several processes (``distributed.py``);
+  :func:`report_failure`, :func:`watch_processes` - a run of several processes (``distributed.py``);
   :func:`run_local_processes` - ``gojax-train --local-processes N``
   (``launch.py``).
 * :class:`RunCheckpoints` - run checkpoints to resume, and the network
@@ -50,6 +50,7 @@ from gojax.training.distributed import (
     same_network_everywhere,
     same_settings_everywhere,
     stopped_processes,
+    watch_processes,
 )
 from gojax.training.evaluation import (
     Evaluator,
@@ -108,5 +109,6 @@ __all__ = [
     "to_arguments",
     "to_json",
     "train",
+    "watch_processes",
     "write_sgf_samples",
 ]

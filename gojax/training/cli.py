@@ -46,7 +46,7 @@ import sys
 from gojax._host.cpu_devices import default_host_devices, split_host_cpu
 from gojax.alphazero import initialize_distributed
 from gojax.training.config import TrainConfig
-from gojax.training.distributed import report_failure, same_settings_everywhere
+from gojax.training.distributed import report_failure, same_settings_everywhere, watch_processes
 from gojax.training.flags import add_arguments, given_fields
 from gojax.training.launch import run_local_processes, share_of_cores
 from gojax.training.loop import train
@@ -210,6 +210,7 @@ def _train_together(args: argparse.Namespace, config: TrainConfig) -> int:
     except ValueError as error:
         print(f"gojax-train: process {me}: {error}", file=sys.stderr, flush=True)
         return 2
+    watch_processes()
     if args.resume and (problem := _not_resumable(config.run_dir)):
         print(f"gojax-train: process {me}: --resume: {problem}", file=sys.stderr)
         return 2

@@ -14,16 +14,22 @@ module holds what a run of several processes adds to one of a single process:
   same all-reduced gradient);
 * :func:`collective_bytes` - the bytes the devices exchange per call of a
   compiled program, read from its collectives;
-* :func:`stopped_processes` and :func:`report_failure` - when a collective
-  fails because a process died, which processes stopped, in one line.
+* :func:`watch_processes`, :func:`stopped_processes` and
+  :func:`report_failure` - when a process dies, the others stop within a
+  second (the processes of one machine watch each other's process ids) or,
+  across machines, at their next collective or after JAX's heartbeat
+  timeout, naming the processes that stopped.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +44,7 @@ __all__ = [
     "same_network_everywhere",
     "same_settings_everywhere",
     "stopped_processes",
+    "watch_processes",
 ]
 
 _DTYPE_BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4}
@@ -149,13 +156,90 @@ def same_network_everywhere(checksums: np.ndarray, first_step: int) -> None:
             )
 
 
-def stopped_processes(timeout: float = 15.0) -> list[int] | None:
-    """The processes that JAX's coordination service no longer sees alive (after a failed collective).
+def _machine() -> str:
+    """Processes with the same value see each other's process ids (one kernel, one pid namespace)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            boot = handle.read().strip()
+        return f"{boot}:{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return socket.gethostname()
 
-    Waits for every live process to ask too (a barrier of the live ones), at
-    most ``timeout`` seconds; ``None`` when it cannot tell (no answer in
-    time, or the coordinator itself is gone).
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` of this machine has ended (a zombie that no one has reaped yet counts)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+_NEIGHBOURS: dict[int, int] = {}
+"""The other processes of the run on this machine: process index -> operating-system pid."""
+
+
+def watch_processes(interval: float = 0.5) -> dict[int, int]:
+    """Watches the run's other processes on this machine: when one ends, this one stops, naming it.
+
+    Every process must call it (an all-gather of where each process runs).
+    A daemon thread looks at the others of this machine every ``interval``
+    seconds; when one has ended it prints ``gojax-train: process I: process
+    J of N (pid P) stopped; stopping`` and ends this process (status 1),
+    whatever it is doing. Processes on other machines are JAX's to watch
+    (its coordination service's heartbeats; :func:`report_failure`).
+
+    Returns:
+      ``{process index: pid}`` of the other processes of this machine.
     """
+    me = jax.process_index()
+    where = [json.loads(raw) for raw in _gather_bytes(json.dumps([_machine(), os.getpid()]).encode())]
+    here = where[me][0]
+    _NEIGHBOURS.clear()
+    _NEIGHBOURS.update({p: pid for p, (machine, pid) in enumerate(where) if machine == here and p != me})
+    if _NEIGHBOURS:
+        threading.Thread(target=_watch, args=(dict(_NEIGHBOURS), interval), daemon=True).start()
+    return dict(_NEIGHBOURS)
+
+
+def _name(process: int, count: int) -> str:
+    pid = _NEIGHBOURS.get(process)
+    return f"{process} of {count}" + (f" (pid {pid})" if pid is not None else "")
+
+
+def _watch(neighbours: dict[int, int], interval: float) -> None:
+    while True:
+        gone = [p for p, pid in neighbours.items() if _gone(pid)]
+        if gone:
+            me, count = jax.process_index(), jax.process_count()
+            names = ", ".join(_name(p, count) for p in gone)
+            print(
+                f"gojax-train: process {me}: process {names} stopped; stopping", file=sys.stderr, flush=True
+            )
+            sys.stdout.flush()
+            os._exit(1)
+        time.sleep(interval)
+
+
+def stopped_processes(timeout: float = 30.0) -> list[int] | None:
+    """The processes that have stopped: those of this machine that ended (:func:`watch_processes`),
+    else those that JAX's coordination service no longer sees alive.
+
+    The coordination service answers once every live process has asked too
+    (a barrier of the live ones) or the dead ones have missed their
+    heartbeats; at most ``timeout`` seconds. ``None`` when it cannot tell
+    (no answer in time, or the coordinator itself is gone).
+    """
+    local = sorted(p for p, pid in _NEIGHBOURS.items() if _gone(pid))
+    if local:
+        return local
     from jax.experimental import multihost_utils
 
     answer: list[Any] = []
@@ -179,7 +263,8 @@ def report_failure(error: BaseException) -> str:
     """The line ``gojax-train`` prints when a run of several processes fails: which processes stopped.
 
     Prints a first line at once (in case JAX's coordination service ends
-    this process before the second), then asks :func:`stopped_processes`.
+    this process before the second: its own message then names the task
+    that stopped), then asks :func:`stopped_processes`.
     """
     me, count = jax.process_index(), jax.process_count()
     cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
@@ -191,8 +276,8 @@ def report_failure(error: BaseException) -> str:
             "(no answer from JAX's coordination service); stopping"
         )
     elif stopped:
-        names = ", ".join(str(p) for p in stopped)
-        line = f"gojax-train: process {me}: process {names} of {count} stopped; stopping"
+        names = ", ".join(_name(p, count) for p in stopped)
+        line = f"gojax-train: process {me}: process {names} stopped; stopping"
     else:
         line = f"gojax-train: process {me}: every process is alive; stopping on the error above"
     print(line, file=sys.stderr, flush=True)
