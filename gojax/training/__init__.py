@@ -20,7 +20,7 @@ self-play, replay buffer, loss, sharding - are in :mod:`gojax.alphazero`.
   counters (``state.py``); :class:`TrainingRun` - one iteration of self-play
   and training (``run.py``).
 * :func:`same_settings_everywhere`, :func:`same_network_everywhere`,
-  :func:`checksum`, :func:`collective_bytes`, :func:`stopped_processes`,
+  :func:`checksum`, :func:`collective_bytes`, :func:`gather_json`, :func:`stopped_processes`,
   :func:`report_failure`, :func:`watch_processes` - a run of several processes (``distributed.py``);
   :func:`run_local_processes` - ``gojax-train --local-processes N``
   (``launch.py``).
@@ -46,6 +46,7 @@ from gojax.training.config import OPPONENTS, TrainConfig
 from gojax.training.distributed import (
     checksum,
     collective_bytes,
+    gather_json,
     report_failure,
     same_network_everywhere,
     same_settings_everywhere,
@@ -92,6 +93,7 @@ __all__ = [
     "eval_row",
     "flag_name",
     "from_arguments",
+    "gather_json",
     "given_fields",
     "gnugo_available",
     "main",

@@ -6,6 +6,7 @@ on one machine (:mod:`gojax.training.launch`) - after
 program over one global mesh (:func:`gojax.alphazero.process_devices`); this
 module holds what a run of several processes adds to one of a single process:
 
+* :func:`gather_json` - every process's small JSON-ready value;
 * :func:`same_settings_everywhere` - refuses, at the start, processes started
   with different settings, naming every difference;
 * :func:`checksum` and :func:`same_network_everywhere` - each device's
@@ -40,6 +41,7 @@ import numpy as np
 __all__ = [
     "checksum",
     "collective_bytes",
+    "gather_json",
     "report_failure",
     "same_network_everywhere",
     "same_settings_everywhere",
@@ -95,6 +97,17 @@ def checksum(tree: Any) -> jax.Array:
     return total
 
 
+def gather_json(value: Any) -> list[Any]:
+    """Every process's JSON-ready ``value``, in process order (every process must call it).
+
+    Two all-gathers over the processes (of the lengths, then of the padded
+    UTF-8 text); in one process, ``[value]``.
+    """
+    if jax.process_count() == 1:
+        return [json.loads(json.dumps(value))]
+    return [json.loads(raw) for raw in _gather_bytes(json.dumps(value).encode())]
+
+
 def _gather_bytes(data: bytes) -> list[bytes]:
     """Every process's ``data``, in process order (two all-gathers: the lengths, the padded bytes)."""
     from jax.experimental import multihost_utils
@@ -119,7 +132,7 @@ def same_settings_everywhere(settings: Mapping[str, Any]) -> None:
     """
     if jax.process_count() == 1:
         return
-    everyone = [json.loads(raw) for raw in _gather_bytes(json.dumps(dict(settings), sort_keys=True).encode())]
+    everyone = gather_json(dict(settings))
     first, lines = everyone[0], []
     for process, theirs in enumerate(everyone[1:], start=1):
         for name in sorted(set(first) | set(theirs)):
@@ -200,7 +213,7 @@ def watch_processes(interval: float = 0.5) -> dict[int, int]:
       ``{process index: pid}`` of the other processes of this machine.
     """
     me = jax.process_index()
-    where = [json.loads(raw) for raw in _gather_bytes(json.dumps([_machine(), os.getpid()]).encode())]
+    where = gather_json([_machine(), os.getpid()])
     here = where[me][0]
     _NEIGHBOURS.clear()
     _NEIGHBOURS.update({p: pid for p, (machine, pid) in enumerate(where) if machine == here and p != me})

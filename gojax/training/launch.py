@@ -97,7 +97,7 @@ def _relay(stream: IO[bytes], prefix: str) -> None:
 
 
 def _start(
-    argv: Sequence[str], count: int, host_devices: int, pin: bool
+    argv: Sequence[str], count: int, host_devices: int, pin: bool, command: Sequence[str]
 ) -> tuple[list[subprocess.Popen], list[threading.Thread]]:
     port, cores = free_port(), sorted(os.sched_getaffinity(0))
     per = len(cores) // count
@@ -106,7 +106,7 @@ def _start(
         mine = set(cores[index * per : (index + 1) * per]) if pin and per else None
         pipe = None if index == 0 else subprocess.PIPE
         child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, *child_arguments(argv, count, index, port, host_devices)],
+            [*command, *child_arguments(argv, count, index, port, host_devices)],
             stdout=pipe,
             stderr=subprocess.STDOUT if pipe else None,
             preexec_fn=(lambda cpus=mine: os.sched_setaffinity(0, cpus)) if mine else None,
@@ -120,7 +120,14 @@ def _start(
 
 
 def run_local_processes(
-    argv: Sequence[str], count: int, host_devices: int, *, pin: bool = True, grace: float = 60.0
+    argv: Sequence[str],
+    count: int,
+    host_devices: int,
+    *,
+    pin: bool = True,
+    grace: float = 60.0,
+    command: Sequence[str] | None = None,
+    name: str = "gojax-train",
 ) -> int:
     """Runs ``gojax-train`` as ``count`` processes of this machine (module docstring); returns its status.
 
@@ -130,12 +137,17 @@ def run_local_processes(
       host_devices: CPU devices per process.
       pin: give each process its own share of the cores (when there are at least ``N``).
       grace: seconds the other processes get to stop after one failed.
+      command: the program each process runs, given the flags (default
+        ``gojax-train``); any program that reads ``--coordinator``,
+        ``--num-processes``, ``--process-id`` and ``--host-devices``.
+      name: the program's name in the launcher's messages.
 
     Returns:
       0 when every process exits with 0; else 1 (or the first failure's
       status), after a line naming each process that failed.
     """
-    processes, relays = _start(argv, count, host_devices, pin)
+    command = [sys.executable, "-c", _CHILD] if command is None else list(command)
+    processes, relays = _start(argv, count, host_devices, pin, command)
     failed: dict[int, int] = {}
     deadline = None
     try:
@@ -145,18 +157,18 @@ def run_local_processes(
                 if status not in (None, 0) and index not in failed:
                     failed[index] = status
                     print(
-                        f"gojax-train: process {index} of {count} (pid {child.pid}) {_describe(status)}; "
+                        f"{name}: process {index} of {count} (pid {child.pid}) {_describe(status)}; "
                         f"the others stop (at most {grace:.0f} s)",
                         file=sys.stderr,
                         flush=True,
                     )
                     deadline = deadline or time.monotonic() + grace
             if deadline is not None and time.monotonic() > deadline:
-                _end(processes, count)
+                _end(processes, count, name)
                 break
             time.sleep(0.1)
     except KeyboardInterrupt:
-        _end(processes, count, grace=10.0)
+        _end(processes, count, name, grace=10.0)
     for relay in relays:
         relay.join(timeout=5)
     for index, child in enumerate(processes):
@@ -168,12 +180,12 @@ def run_local_processes(
     return failed[first] if failed[first] > 0 else 1
 
 
-def _end(processes: list[subprocess.Popen], count: int, grace: float = 5.0) -> None:
+def _end(processes: list[subprocess.Popen], count: int, name: str, grace: float = 5.0) -> None:
     """Terminates the processes still running, then kills those still there after ``grace`` seconds."""
     running = [(i, p) for i, p in enumerate(processes) if p.poll() is None]
     for index, child in running:
         print(
-            f"gojax-train: process {index} of {count} (pid {child.pid}) is still running: ending it",
+            f"{name}: process {index} of {count} (pid {child.pid}) is still running: ending it",
             file=sys.stderr,
             flush=True,
         )

@@ -253,8 +253,8 @@ class TrainingRun:
         self.state = state
         trained = time.perf_counter()
         self._count(stats, played - start, trained - played)
-        if not self.traffic:
-            self.traffic = self._measure_traffic(full, trained=len(checksums) > 0)
+        if not self.traffic and len(checksums):
+            self.traffic = self.measure_traffic(full)
         counters = self.counters
         row.update(
             step=counters.train_steps,
@@ -317,11 +317,13 @@ class TrainingRun:
         counters.train_time += train_s
         counters.elapsed += selfplay_s + train_s
 
-    def _measure_traffic(self, full: bool, trained: bool) -> dict[str, int]:
-        """The bytes the devices exchange per self-play call and per training step (read from the
-        compiled programs: :func:`gojax.training.collective_bytes`); ``{}`` until a step has run."""
-        if not trained:
-            return {}
+    def measure_traffic(self, full: bool = True) -> dict[str, int]:
+        """The bytes the devices exchange per self-play call and per training step, read from the
+        compiled programs (:func:`gojax.training.collective_bytes`; compiles what is not yet).
+
+        Returns:
+          ``{"exchanged_per_selfplay": ..., "exchanged_per_train_step": ...}`` (0 on one device).
+        """
         if self.mesh.devices.size == 1:  # the program's collectives have no one to exchange with
             return {"exchanged_per_selfplay": 0, "exchanged_per_train_step": 0}
         shapes = jax.tree.map(
