@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.games < 1:
         raise SystemExit("--games must be >= 1")
-    config = GoConfig(size=args.size, komi=args.komi, max_moves=3 * args.size * args.size)
+    config = GoConfig(size=args.size, komi=args.komi)  # gojax's default move cap, 2 * N * N
     out = Path(args.out)
     rows = []
     for player in args.players:

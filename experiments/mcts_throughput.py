@@ -31,9 +31,9 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import io
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +46,7 @@ from flax import nnx
 import gojax
 from gojax import alphazero as az
 from gojax import mcts
+from gojax.sgf import atomic_write
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -178,12 +179,11 @@ def measure(engine: str, args) -> dict:
 
 
 def _write_csv(rows, path: Path) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(handle, "w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(temp, path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(path, text.getvalue())  # the mode open() gives
 
 
 def _plot(rows, path: Path) -> None:
@@ -208,8 +208,7 @@ def _plot(rows, path: Path) -> None:
         fontsize=9,
     )
     figure.tight_layout()
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp.png")
-    os.close(handle)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")  # savefig opens it as open() does
     figure.savefig(temp, dpi=120)
     os.replace(temp, path)
 

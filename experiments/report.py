@@ -9,9 +9,15 @@ A table lives in a Markdown file between two markers::
     ...generated...
     <!-- /table -->
 
-and is rendered from ``docs/results/<name>.csv`` by the function of that name
-in :data:`TABLES`. Each CSV row carries its date, machine and command; the
-table shows them, so a figure never appears without where it came from.
+and is rendered from ``docs/results/<name>.csv`` (or the CSV that
+:data:`SOURCES` names for it) by the function of that name in :data:`TABLES`.
+Each CSV row carries its date, machine and command; the table shows them, so
+a figure never appears without where it came from.
+
+To add a table: write the CSV under ``docs/results/`` (columns ``date``,
+``machine``, ``command``, then the figures), a renderer here that takes its
+rows and returns the Markdown, an entry in :data:`TABLES`, and the two
+markers where the table goes; then run this script.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ MARKER = re.compile(r"(<!-- table: (?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!--
 
 
 def _rows(name: str) -> list[dict[str, str]]:
+    name = SOURCES.get(name, name)
     path = RESULTS / f"{name}.csv"
-    if not path.exists():  # the whole-game benchmark writes beside its plot
+    if not path.exists():  # the whole-game benchmark and the training run write beside their plots
         path = ROOT / "docs" / f"{name}.csv"
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))
@@ -50,6 +57,7 @@ def training_ab(rows: list[dict[str, str]]) -> str:
         by_run.setdefault((row["date"], row["command"]), {})[row["arm"]] = row
     for (date, _), arms in by_run.items():
         a, b = arms["a"], arms["b"]
+        date = date.split()[0]  # the day; the CSV keeps the time, which tells runs of one day apart
         gnugo = "-"
         if a["gnugo_games"]:
             gnugo = f"level {a['gnugo_level']}: {a['gnugo_wins']}/{a['gnugo_games']}, "
@@ -72,19 +80,202 @@ def _wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def strength_9x9(rows: list[dict[str, str]]) -> str:
-    """Wins against GNU Go 3.8 on 9x9 (komi 7.5, colours alternated), by player and level, with
-    Wilson 95% intervals."""
-    lines = ["| player | GNU Go level | wins / games | 95% interval | date |", "|---|---|---|---|---|"]
+def _runs(row: dict[str, str]) -> list[tuple[str, int, int]]:
+    """The row's runs as ``(seed, wins, games)``: ``"33:15/20 53:9/20"``; they must add up to the row.
+
+    Raises:
+      ValueError: runs whose wins or games do not add up to the row's.
+    """
+    runs = []
+    for run in row.get("runs", "").split():
+        seed, score = run.split(":")
+        wins, games = score.split("/")
+        runs.append((seed, int(wins), int(games)))
+    if runs and (sum(r[1] for r in runs), sum(r[2] for r in runs)) != (int(row["wins"]), int(row["games"])):
+        raise ValueError(
+            f"runs {row['runs']!r} do not add up to {row['wins']} / {row['games']}: {row['player']}"
+        )
+    return runs
+
+
+def _strength_table(rows: list[dict[str, str]]) -> str:
+    lines = [
+        "| player | GNU Go level | wins / games | 95% interval | runs (seed: wins / games) | date |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in rows:
         wins, games = int(row["wins"]), int(row["games"])
         low, high = _wilson(wins, games)
+        runs = ", ".join(f"{seed}: {w} / {g}" for seed, w, g in _runs(row)) or "one run"
         lines.append(
-            f"| {row['player']} | {row['level']} | {wins} / {games} | {low:.2f}-{high:.2f} | {row['date']} |"
+            f"| {row['player']} | {row['level']} | {wins} / {games} | {low:.2f}-{high:.2f} | {runs} "
+            f"| {row['date']} |"
         )
     lines.append("")
-    lines.append("Commands: " + "; ".join(f"`{c}`" for c in dict.fromkeys(r["command"] for r in rows)))
+    # One command per player: the level is the table's, the games and seed each run's.
+    commands = dict.fromkeys(
+        re.sub(r"(--levels |gnugo:)\d+", r"\1L", r["command"]) + (" --games G --seed S" if _runs(r) else "")
+        for r in rows
+    )
+    lines.append("Commands (`L` the level, `G` and `S` each run's games and seed):")
+    lines.append("")
+    lines += [f"- `{c}`" for c in commands]
     return "\n".join(lines) + "\n"
+
+
+def strength_9x9(rows: list[dict[str, str]]) -> str:
+    """The headline rows of :func:`strength_gnugo_9x9` (``headline`` is ``yes``), for the README."""
+    return _strength_table([r for r in rows if r["headline"] == "yes"])
+
+
+def strength_gnugo_9x9(rows: list[dict[str, str]]) -> str:
+    """Wins against GNU Go 3.8 on 9x9 (komi 7.5, colours alternated), by player and level, with
+    Wilson 95% intervals and the runs (seed, wins, games) that make up each row."""
+    return _strength_table(rows)
+
+
+def classic_players_9x9(rows: list[dict[str, str]]) -> str:
+    """The classic players against each other: one line per matchup of ``experiments/classic_players.py``."""
+    lines = [
+        "| A | B | games | A wins / losses / draws | A score [95% CI] | Elo A-B [95% CI] "
+        "| A's wins as black / white | moves/game | adjudicated | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['player_a']} | {r['player_b']} | {r['games']} "
+            f"| {r['wins']} / {r['losses']} / {r['draws']} "
+            f"| {r['score']} [{r['score_lo']}, {r['score_hi']}] "
+            f"| {int(r['elo']):+d} [{int(r['elo_lo']):+d}, {int(r['elo_hi']):+d}] "
+            f"| {r['wins_as_black']} / {r['wins_as_white']} | {r['mean_moves']} | {r['adjudicated']} "
+            f"| {int(r['seconds']):,} |"
+        )
+    lines.append("")
+    lines.append(_sources(rows))
+    return "\n".join(lines) + "\n"
+
+
+def _sources(rows: list[dict[str, str]]) -> str:
+    """``Measured: date, machine, `command`; ...`` for the distinct runs of ``rows``."""
+    runs = dict.fromkeys((r["date"], r["machine"], r["command"]) for r in rows)
+    return "Measured: " + "; ".join(f"{date}, {machine}, `{command}`" for date, machine, command in runs)
+
+
+def alphabeta(rows: list[dict[str, str]]) -> str:
+    """Exhaustive alpha-beta on 2x2 and 3x3 (area scoring, no suicide, komi 0): a line per ``solve`` call."""
+    lines = [
+        "| board | superko | transposition key | result | nodes | time | call |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        nodes = f"{int(r['nodes']):,}" if r["nodes"].isdigit() else r["nodes"]
+        seconds = float(r["seconds"])
+        time = "< 0.01 s" if seconds < 0.01 else f"{seconds:g} s"
+        if r["completed"] != "yes":
+            time = f"stopped at {time}"
+        lines.append(
+            f"| {r['board']} | {r['superko']} | {r['key']} | {r['result']} | {nodes} | {time} "
+            f"| `{r['command']}` |"
+        )
+    lines.append("")
+    machines = dict.fromkeys((r["date"], r["machine"]) for r in rows)
+    lines.append(
+        "Measured: "
+        + "; ".join(f"{d}, {m}" for d, m in machines)
+        + "; each call is `gojax.players.alphabeta.solve`."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def playout_rate_9x9(rows: list[dict[str, str]]) -> str:
+    """The tree search's playouts per second from the empty 9x9 board, one column per run of
+    ``experiments/playout_rate.py`` (K leaves a batch, M playouts a leaf, D devices)."""
+    runs = list(dict.fromkeys((r["date"], r["command"], r["host_devices"]) for r in rows))
+    keys = list(dict.fromkeys((r["row"], r["K"], r["M"], r["D"]) for r in rows))
+    value = {(r["date"], r["command"], r["row"], r["K"], r["M"], r["D"]): r for r in rows}
+    head = [
+        f"run {i + 1}: {d}, CPU as {h} device{'s' if h != '1' else ''}" for i, (d, _, h) in enumerate(runs)
+    ]
+    lines = ["| row | K | M | D | " + " | ".join(head) + " |", "|---|---|---|---|" + "---:|" * len(runs)]
+    for key in keys:
+        cells = []
+        for date, command, _ in runs:
+            r = value.get((date, command, *key))
+            cells.append(f"{int(float(r['rate'])):,} {r['unit']}" if r else "")
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(
+        "Commands: "
+        + "; ".join(f"run {i + 1}: `{c}`" for i, (_, c, _) in enumerate(runs))
+        + f" ({rows[0]['machine']}, median of the repeats)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def mcts_throughput_9x9(rows: list[dict[str, str]]) -> str:
+    """Self-play moves per second of the same network and mctx search, gojax's rules against pgx's env."""
+    rate = {(r["engine"], r["batch"], r["simulations"]): float(r["moves_per_s"]) for r in rows}
+    lines = ["| batch x simulations | gojax moves/s | pgx moves/s | gojax / pgx |", "|---|---:|---:|---:|"]
+    for batch, sims in dict.fromkeys((r["batch"], r["simulations"]) for r in rows):
+        gojax, pgx = rate[("gojax", batch, sims)], rate[("pgx", batch, sims)]
+        lines.append(f"| {batch} x {sims} | {gojax:,.4g} | {pgx:,.4g} | {gojax / pgx:.2f} |")
+    lines.append("")
+    lines.append(_sources(rows))
+    return "\n".join(lines) + "\n"
+
+
+OPPONENTS = {
+    "random": "random",
+    "pure_mc": "pure Monte-Carlo, 1 playout a move",
+    "uct": "UCT, as many simulations as the agent, random playouts",
+    "gnugo_level1": "GNU Go 3.8 level 1",
+}
+"""The evaluation opponents of ``metrics.csv`` by name."""
+
+
+def train_9x9_cpu(rows: list[dict[str, str]]) -> str:
+    """The evaluations of a training run (its ``metrics.csv``, rows of kind ``eval``): the agent with its
+    own search against each opponent, colours alternated."""
+    lines = [
+        "| minutes | opponent | games | wins / losses / draws | score [95% CI] | moves/game |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r["kind"] != "eval":
+            continue
+        moves = f"{float(r['mean_length']):.1f}" if r["mean_length"] else "-"
+        lines.append(
+            f"| {float(r['minutes']):.0f} | {OPPONENTS.get(r['opponent'], r['opponent'])} "
+            f"| {r['games_played']} "
+            f"| {r['wins']} / {r['losses']} / {r['draws']} "
+            f"| {float(r['score']):.3f} [{float(r['score_lo']):.3f}, {float(r['score_hi']):.3f}] | {moves} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def goenv_ratio(rows: list[dict[str, str]]) -> str:
+    """``GoEnv.step`` with its 17 planes against the rules alone: the per-repeat ratio's median, each run."""
+    lines = [
+        "| board | `GoEnv` / rules alone, runs in order | median | runs | command |",
+        "|---|---|---|---|---|",
+    ]
+    for board in dict.fromkeys(r["board"] for r in rows):
+        mine = [r for r in rows if r["board"] == board]
+        ratios = [float(r["goenv_over_rules"]) for r in mine]
+        lines.append(
+            f"| {board}x{board} | {', '.join(f'{x:.3f}' for x in ratios)} | {_median(ratios):.3f} "
+            f"| {len(ratios)} "
+            f"| `{mine[0]['command']}` |"
+        )
+    lines.append("")
+    lines.append("Measured: " + "; ".join(dict.fromkeys(f"{r['date']}, {r['machine']}" for r in rows)))
+    return "\n".join(lines) + "\n"
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
 def benchmark_cpu(rows: list[dict[str, str]]) -> str:
@@ -110,12 +301,133 @@ def benchmark_cpu(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def benchmark_cpu_detail(rows: list[dict[str, str]]) -> str:
+    """:func:`benchmark_cpu` with every ratio (each the median of the same repeats' ratios), then each
+    engine's bytes per state and compile time."""
+    engines = [r for r in rows if r["section"] == "engines"]
+    by = {(r["engine"], r["size"], r["batch"]): r for r in engines}
+    lines = [
+        "| board | batch | gojax rules moves/s | GoEnv (17 planes) moves/s | pgx moves/s | rules / pgx "
+        "| GoEnv / pgx | GoEnv / rules |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size, batch in sorted(
+        {(k[1], k[2]) for k in by if k[0] == "gojax"}, key=lambda k: (int(k[0]), int(k[1]))
+    ):
+        gojax, env, pgx = (by[(e, size, batch)] for e in ("gojax", "goenv", "pgx"))
+        lines.append(
+            f"| {size}x{size} | {batch} | {float(gojax['rate']):,.0f} | {float(env['rate']):,.0f} "
+            f"| {float(pgx['rate']):,.0f} | {float(gojax['ratio']):.1f} | {float(env['ratio']):.1f} "
+            f"| {float(env['ratio_rules']):.2f} |"
+        )
+    lines += [
+        "",
+        "| engine | bytes per state, 9x9 / 19x19 | compile s (the jitted 64-move loop) |",
+        "|---|---|---|",
+    ]
+    names = {"gojax": "gojax rules (`GoState`)", "goenv": "`GoEnv` (`EnvState`)", "pgx": "pgx (`State`)"}
+    for engine, name in names.items():
+        mine = [r for r in engines if r["engine"] == engine]
+        size = {r["size"]: int(r["bytes_per_state"]) for r in mine}
+        compile_s = [float(r["compile_s"]) for r in mine]
+        lines.append(
+            f"| {name} | {size['9']:,} / {size['19']:,} | {min(compile_s):.1f}-{max(compile_s):.1f} |"
+        )
+    spiel = {r["size"]: float(r["rate"]) for r in engines if r["engine"] == "openspiel"}
+    lines += [
+        "",
+        f"OpenSpiel's C++ Go, one game driven from Python: {spiel['9']:,.0f} moves/s on 9x9, "
+        f"{spiel['19']:,.0f} on 19x19.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def ffi_speed(rows: list[dict[str, str]]) -> str:
+    """The native kernels as XLA FFI custom calls against the ``jax.pure_callback`` revision:
+    microseconds a ``jit(vmap(...))`` call, boards/s, and the median per-round ratio."""
+    revisions = list(dict.fromkeys(r["revision"] for r in rows))
+    this, other = revisions[0], revisions[1]
+    by_key = {(r["size"], r["batch"], r["preset"], r["revision"]): r for r in rows}
+    lines = [
+        f"| board | batch | features | `{other}` µs a call | `{this}` µs a call | `{this}` boards/s "
+        f"| `{other}` / `{this}` |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for size, batch, preset in dict.fromkeys((r["size"], r["batch"], r["preset"]) for r in rows):
+        mine, theirs = by_key[(size, batch, preset, this)], by_key[(size, batch, preset, other)]
+        lines.append(
+            f"| {size}x{size} | {batch} | {preset} | {float(theirs['us_per_call']):,.0f} "
+            f"| {float(mine['us_per_call']):,.0f} | {float(mine['boards_per_s']):,.0f} "
+            f"| {float(mine['ratio_against_over_this']):.2f} |"
+        )
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"{first['date']}, {first['machine']}, {first['repeats']} interleaved rounds, load average "
+        f"{min(float(r['load_before']) for r in rows):.1f}-{max(float(r['load_after']) for r in rows):.1f}; "
+        f"`{first['command']}`"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def gtp_start(rows: list[dict[str, str]]) -> str:
+    """The GTP engine's start with a warm compilation cache, per revision."""
+    lines = [
+        "| revision | first `genmove` answered, s | then `final_status_list dead`, s |",
+        "|---|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(f"| `{row['revision']}` | {row['first_genmove_s']} | {row['then_final_status_s']} |")
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"{first['date']}, {first['machine']}, median of {first['repeats']} interleaved starts, load "
+        f"average {first['load_before']}-{first['load_after']}; `{first['command']}`"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def test_tiers(rows: list[dict[str, str]]) -> str:
+    """The test suite's wall time, whole and by tier, as CI runs it: the latest run of each tier."""
+    latest = {r["tier"]: r for r in rows}
+    order = [t for t in ("unit", "reference", "integration", "all") if t in latest]
+    lines = ["| tier | tests | wall time | JAX cache | load average |", "|---|---:|---:|---|---|"]
+    for tier in order:
+        r = latest[tier]
+        seconds = int(r["seconds"])
+        name = "whole suite" if tier == "all" else f"`-m {tier}`"
+        lines.append(
+            f"| {name} | {r['tests']} | {seconds // 60} min {seconds % 60:02d} s | {r['cache']} "
+            f"| {r['load_before']}-{r['load_after']} |"
+        )
+    lines.append("")
+    lines.append(_sources([latest[t] for t in order]))
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
+    "alphabeta": alphabeta,
     "benchmark_cpu": benchmark_cpu,
+    "benchmark_cpu_detail": benchmark_cpu_detail,
+    "classic_players_9x9": classic_players_9x9,
+    "ffi_speed": ffi_speed,
+    "goenv_ratio": goenv_ratio,
+    "gtp_start": gtp_start,
+    "mcts_throughput_9x9": mcts_throughput_9x9,
+    "playout_rate_9x9": playout_rate_9x9,
     "strength_9x9": strength_9x9,
+    "strength_gnugo_9x9": strength_gnugo_9x9,
+    "test_tiers": test_tiers,
+    "train_9x9_cpu": train_9x9_cpu,
     "training_ab": training_ab,
 }
-"""Table name (= CSV name under docs/results/) -> its renderer."""
+"""Table name -> its renderer; a table reads ``docs/results/<name>.csv`` unless :data:`SOURCES` says."""
+
+SOURCES: dict[str, str] = {
+    "benchmark_cpu_detail": "benchmark_cpu",
+    "strength_gnugo_9x9": "strength_9x9",
+}
+"""Tables that read another table's CSV: table name -> CSV name."""
 
 
 def render(text: str) -> str:

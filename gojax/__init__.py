@@ -21,7 +21,7 @@ from gojax._core.rules import (
     to_play,
 )
 from gojax._core.scoring import area, rewards, score, winner
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState, KoRule
+from gojax._core.types import BLACK, EMPTY, MOVE_CAP_PER_POINT, WHITE, GoConfig, GoState, KoRule
 from gojax._host.diagram import from_ascii, from_board, parse_board, render
 from gojax._host.invariants import InvariantError, check_invariants
 from gojax._host.vertices import COLUMNS, from_gtp, to_gtp
@@ -38,6 +38,7 @@ __all__ = [
     "BLACK",
     "COLUMNS",
     "EMPTY",
+    "MOVE_CAP_PER_POINT",
     "WHITE",
     "EnvState",
     "GameRecord",

@@ -12,7 +12,9 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * Random material: :func:`random_boards` (stones at random, dead chains removed),
   :func:`random_game` (a random legal game played with the rules).
 * Colours: :func:`swap_colours` of a diagram or a board.
+* File modes: :func:`umask` (a block under another umask), :func:`plain_modes` (what ``open()`` gives).
 * The GTP tree-search player, compiled once a session: the fixture :func:`tree_searcher_5x5`.
+* Compilations: :func:`compilations` lists the functions JAX compiles inside a block.
 * External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
   :func:`sgfmill_grid`, :func:`sgf_moves`, :func:`needs`.
 
@@ -280,6 +282,29 @@ def without_history(state: gojax.GoState) -> gojax.GoState:
     return state.replace(history=jnp.zeros((*lead, 0, 2), jnp.uint32), history_head=empty, history_prev=empty)
 
 
+@contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """Runs the block under the process umask ``mask`` (restored after)."""
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def plain_modes(folder: Path) -> tuple[int, int]:
+    """``(file, folder)`` permission bits that a plain ``open(path, "w")`` and ``os.mkdir`` give in ``folder``
+    under the current umask (made and removed here, so default ACLs count too)."""
+    file, sub = folder / ".plain-open-probe", folder / ".plain-mkdir-probe"
+    with open(file, "w"):
+        pass
+    sub.mkdir()
+    modes = file.stat().st_mode & 0o7777, sub.stat().st_mode & 0o7777
+    file.unlink()
+    sub.rmdir()
+    return modes
+
+
 # --------------------------------------------------------------------------- plain-Python references
 
 
@@ -486,6 +511,32 @@ def whole_game_batch(config: gojax.GoConfig, games: int, seed: int) -> Any:
         return jax.lax.scan(body, state, (jnp.arange(moves), jax.random.split(key, moves)))[0]
 
     return run(jax.random.fold_in(key, 1))
+
+
+_LOWERING = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+
+
+@contextlib.contextmanager
+def compilations() -> Iterator[list[str]]:
+    """The names of the functions JAX compiles anew inside the block (a list, filled as they come).
+
+    Counts JAX's lowering events (``jax.monitoring``): every new compiled
+    function - a ``jax.jit`` cache miss, an ahead-of-time ``lower``, an eager
+    operation of a new shape - lowers once, whether or not the persistent
+    compilation cache then holds its executable. A call served by a compiled
+    function is not counted.
+    """
+    lowered: list[str] = []
+
+    def listen(event: str, seconds: float, **kwargs: Any) -> None:
+        if event == _LOWERING:
+            lowered.append(str(kwargs.get("fun_name")))
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield lowered
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
 
 
 @contextlib.contextmanager

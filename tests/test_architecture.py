@@ -62,6 +62,7 @@ PUBLIC_API = [
     "BLACK",
     "COLUMNS",
     "EMPTY",
+    "MOVE_CAP_PER_POINT",
     "WHITE",
     "EnvState",
     "GameRecord",

@@ -29,6 +29,9 @@ NINE_CAPPED = gojax.GoConfig(size=9, max_moves=50)
 # Every public rule function that takes a state: name -> f(config, state) (step plays point 0).
 FUNCTIONS = {
     "step": lambda config, state: gojax.step(config, state, jnp.zeros(jnp.shape(state.turn), jnp.int32)),
+    "step_with_mask": lambda config, state: gojax.step_with_mask(
+        config, state, jnp.zeros(jnp.shape(state.turn), jnp.int32), jnp.ones(config.num_actions, bool)
+    ),
     "legal_action_mask": gojax.legal_action_mask,
     "board": gojax.board,
     "to_play": gojax.to_play,
@@ -80,7 +83,7 @@ def test_state_for_another_board_size(name, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", ["step", "legal_action_mask", "reset_if_done"])
+@pytest.mark.parametrize("name", ["step", "step_with_mask", "legal_action_mask", "reset_if_done"])
 def test_state_for_another_ko_rule(name, mode):
     function = FUNCTIONS[name]
     with pytest.raises(
@@ -169,6 +172,53 @@ def test_check_adds_nothing_to_the_jaxpr(name, monkeypatch):
     monkeypatch.setattr(guards, "check_action", lambda *args: None)
     unchecked = str(jax.make_jaxpr(functools.partial(FUNCTIONS[name], NINE))(state))
     assert checked == unchecked
+
+
+# --------------------------------------------------------------------------- host functions that read a state
+
+# Host functions that take (config, state): they refuse a state of another board with the rule functions'
+# error. The SVG pictures read only the board, so other rules of the same board are drawn (True);
+# render and check_invariants refuse them too, as gojax.board does (False).
+HOST = {
+    "render": (gojax.render, False),
+    "board_svg": (gojax.board_svg, True),
+    "svg.game_view": (lambda config, state: gojax.svg.game_view(config, [state]).frames(), True),
+    "check_invariants": (gojax.check_invariants, False),
+}
+
+
+def _played(config):
+    """A state of ``config`` with a stone on the board (point 0), so a wrong decoding shows."""
+    return gojax.step(config, gojax.init(config), 0)
+
+
+@pytest.mark.parametrize("name", HOST)
+def test_host_functions_refuse_a_state_of_another_board(name):
+    function, _ = HOST[name]
+    message = (
+        f"gojax.{name}: state is for a 19x19 board (stones uint32[2, 12]) but the config is 9x9 "
+        "(uint32[2, 3]); build the state with gojax.init(config)"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        function(NINE, _played(NINETEEN))
+    with pytest.raises(ValueError, match=re.escape("state is for a 9x9 board (stones uint32[2, 3])")):
+        function(NINETEEN, _played(NINE))
+    # 7x7 and 8x8 states have the same bitboards: the history of the default move cap tells them apart.
+    message = f"gojax.{name}: state keeps a history of 99 positions (move cap 98, the default of a 7x7 board)"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        function(gojax.GoConfig(size=8), _played(gojax.GoConfig(size=7)))
+
+
+@pytest.mark.parametrize("name", HOST)
+def test_host_functions_on_other_rules_of_the_same_board(name):
+    function, board_only = HOST[name]
+    for other in (NINE_SIMPLE, NINE_CAPPED):
+        state = _played(other)
+        if board_only:
+            assert function(NINE, state) == function(other, state)  # the same picture
+        else:
+            with pytest.raises(ValueError, match=re.escape(f"gojax.{name}: state ")):
+                function(NINE, state)
 
 
 # --------------------------------------------------------------------------- the action's dtype

@@ -384,8 +384,15 @@ def test_katago_observation_keeps_its_global_features(folder, tmp_path):
     for part in (train, held):
         rows = np.flatnonzero(np.isin(data.game_ids, np.unique(part.game_ids)))
         np.testing.assert_array_equal(part.globals, data.globals[rows])
-    (batch,) = ds.batches(data, len(data), seed=2)
-    np.testing.assert_array_equal(np.asarray(batch.globals), data.globals[np.asarray(batch.indices)])
+    # Shuffled batches: each sample's globals travel with it, as its planes do.
+    taken, shuffled = [], 0
+    for batch in ds.batches(data, 5, seed=2, augment=False):
+        rows = np.asarray(batch.indices)
+        np.testing.assert_array_equal(np.asarray(batch.planes), data.features[rows].astype(np.float32))
+        np.testing.assert_array_equal(np.asarray(batch.globals), data.globals[rows])
+        shuffled += not np.array_equal(rows, np.arange(len(taken), len(taken) + rows.size))
+        taken += rows.tolist()
+    assert sorted(taken) == list(range(len(data))) and shuffled > 0
     plain = ds.build_dataset(folder, 5, observation=BOARD, games_per_call=4)
     assert plain.globals is None and ds.MoveDataset.load(plain.save(tmp_path / "b.npz")).globals is None
     assert next(ds.batches(plain, 4)).globals is None

@@ -135,6 +135,12 @@ def test_auto_reset(env_fns, wrapper):
     np.testing.assert_array_equal(state.observation, init.observation)
     black = int(state._black)  # the new game's seats come from the reset key
     assert int(state.current_player) == black and np.asarray(state.legal_action_mask).all()
+    # A plain step ignores the action on that flagged state, as pgx's does: rewards 0, nothing else moves.
+    for action in (CENTRE, PASS, -1):
+        kept = env_fns["step"](state, jnp.int32(action))
+        assert_trees_equal(kept, state.replace(rewards=jnp.zeros(2, jnp.float32)), f"action {action}")
+    played = env_fns["step"](state.cleared(), jnp.int32(CENTRE))  # cleared, the new game is played
+    assert int(played._game.move_number) == 1 and int(played._step_count) == 1
     # The next step clears them and plays on the new game.
     state = env_fns[wrapper](state, jnp.int32(CENTRE))
     assert not bool(state.terminated)

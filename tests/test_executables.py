@@ -9,6 +9,7 @@ executable that JAX loaded from its cache serializes without its code).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,14 +32,21 @@ state = jax.device_get(gojax.step(config, gojax.init(config), 6))
 legal = compiled.jitted(gojax.legal_action_mask, config)
 print("legal", np.flatnonzero(np.asarray(legal(state))).tolist())
 print("files", len(list(Path(sys.argv[1], "executables").glob("*.pkl"))))
+print("gojax from", Path(gojax.__file__).parent)
 """
 
 
-def _driver(cache: Path) -> tuple[str, list[str]]:
-    """(log, the legal-move line) of :data:`DRIVER` run in a fresh interpreter on ``cache``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+def _driver(cache: Path, source: Path = REPO) -> tuple[str, list[str]]:
+    """(log, the legal-move line) of :data:`DRIVER` run in a fresh interpreter on ``cache``, importing
+    the ``gojax`` package under ``source``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(cache)], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-c", DRIVER, str(cache)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=source,
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout + done.stderr
@@ -61,4 +69,23 @@ def test_stored_executables_load_whole_even_when_jax_cache_held_their_code(tmp_p
     assert "cannot load the compiled function" in third and again == legal, third
     fourth, again = _driver(cache)
     assert "loaded a compiled function" in fourth and "cannot load" not in fourth, fourth
+    assert again == legal
+
+
+def test_an_edited_source_file_makes_the_store_compile_again(tmp_path):
+    # A copy of the package: the store keeps what it compiled from it, until one of its files
+    # is edited (same names, other contents): then the next process compiles again, as after
+    # an upgrade, instead of running the executable of the old code.
+    source = tmp_path / "source"
+    shutil.copytree(REPO / "gojax", source / "gojax", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    first, legal = _driver(cache, source)
+    assert f"gojax from {source / 'gojax'}" in first, first
+    assert "files 1" in first and "loaded a compiled function" not in first, first
+    second, again = _driver(cache, source)
+    assert "loaded a compiled function" in second and again == legal, second
+    edited = source / "gojax" / "_core" / "zobrist.py"
+    edited.write_text(edited.read_text() + "\n# an edit that changes no name\n")
+    third, again = _driver(cache, source)
+    assert "loaded a compiled function" not in third and "files 2" in third, third
     assert again == legal

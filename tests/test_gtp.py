@@ -41,8 +41,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from conftest import SGF_DATA, gnugo_binary, jitted, sgfmill_grid
@@ -81,7 +83,7 @@ EXTRAS = {
 # Fuzz budget: derandomized (the same examples every run) unless GOJAX_FUZZ_EXAMPLES is set.
 FUZZ_EXAMPLES = int(os.environ.get("GOJAX_FUZZ_EXAMPLES", "100"))
 FUZZ_DERANDOMIZE = "GOJAX_FUZZ_EXAMPLES" not in os.environ
-RULES_5 = gojax.GoConfig(size=5, max_moves=100)  # the engine's rules on 5x5
+RULES_5 = gojax.GoConfig(size=5)  # the engine's rules on 5x5 (the default move cap, 50)
 
 
 class Transcript:
@@ -647,7 +649,7 @@ def test_loadsgf_shared_game_matches_sgfmill(local):
 
 @pytest.mark.skipif(gnugo_binary() is None, reason="GNU Go is not installed")
 def test_full_5x5_game_against_gnugo():
-    config = gojax.GoConfig(size=5, komi=7.5, max_moves=100)  # the engine's rules: nothing to compile
+    config = gojax.GoConfig(size=5, komi=7.5)  # the engine's rules: nothing to compile
     ours = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("random", seed=5))
     with arena.GTPClient(arena.gnugo_command(level=1, seed=1), timeout=60) as gnugo:
         game = arena.referee_game(config, ours, gnugo, names=("gojax", "GNU Go"))
@@ -740,9 +742,11 @@ def test_host_devices_split_the_cpu_before_jax_starts(monkeypatch, capsys):
 
 def test_engine_keeps_its_rules_across_boardsize():
     engine = gtp.GTPEngine(gojax.GoConfig(size=5, ko_rule="situational", suicide=True), PlayerSpec("random"))
-    assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True, max_moves=100)
+    assert engine.config == gojax.GoConfig(size=5, ko_rule="situational", suicide=True)
+    assert engine.config.move_cap == 50 == gojax.MOVE_CAP_PER_POINT * 25  # the library's default cap
     engine.send("boardsize 7")
-    assert engine.config == gojax.GoConfig(size=7, ko_rule="situational", suicide=True, max_moves=196)
+    assert engine.config == gojax.GoConfig(size=7, ko_rule="situational", suicide=True)
+    assert engine.config.move_cap == 98
     capped = gtp.GTPEngine(gojax.GoConfig(size=5, max_moves=30), PlayerSpec("random"))
     capped.send("boardsize 6")
     assert capped.config.max_moves == 30 and capped.config.size == 6
@@ -798,3 +802,39 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
     assert timed.searcher.levels[0].make(config).settings == search.replace(num_simulations=4096)
     with pytest.raises(TypeError, match=r"PlayerSpec\.search"):
         gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("az", checkpoint=str(tmp_path / "net"), search=8))
+
+
+def _compile_events(events: list) -> Callable[..., None]:
+    """A jax.monitoring listener noting every trace and compile (the events' names say which)."""
+
+    def listen(name: str, *args, **kwargs) -> None:
+        if "compile" in name or "trace" in name:
+            events.append(name)
+
+    return listen
+
+
+def test_a_new_komi_compiles_nothing():
+    """Komi is data to the compiled players: `komi` then genmove traces and compiles nothing new."""
+    import jax.monitoring
+
+    def scorer(config, state, key):  # a jitted level whose move depends on the komi
+        del key
+        behind = gojax.score(config, state) < 0  # black to move on the empty board
+        return jnp.where(behind, 12, 0).astype(jnp.int32)
+
+    levels = (Level("scorer", lambda config: scorer, "scorer"),)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5, komi=0.5), PlayerSpec(seed=3), EngineOptions(levels=levels))
+    assert engine.send("genmove b") == "C3"  # komi 0.5: the empty board is behind
+    events: list = []
+    listen = _compile_events(events)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for komi, vertex in (("-0.5", "A5"), ("6.5", "C3"), ("-3", "A5")):
+            engine.send(f"komi {komi}")
+            engine.send("clear_board")
+            assert engine.send("genmove b") == vertex, komi
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert events == [], events
+    assert len(engine.searcher._compiled) == 1  # one compiled level for every komi

@@ -18,7 +18,6 @@ follow from the arithmetic alone, whatever the load of the machine:
 
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
@@ -269,7 +268,9 @@ def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
         seen.append(late.done())
         return original(config, state, key)
 
-    searcher._compiled[(CONFIG, 1)] = functools.partial(noting, CONFIG)
+    base = gojax.GoConfig(size=5, komi=0.0)  # levels are kept per komi-free config, komi an argument
+    assert searcher.compiled(CONFIG, 1) and (base, 1) in searcher._compiled
+    searcher._compiled[(base, 1)] = lambda state, key, komi: noting(CONFIG, state, key)
     timer = threading.Timer(0.3, release.set)  # the late search ends in 0.3 s of real time
     timer.start()
     try:

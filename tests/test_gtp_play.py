@@ -7,6 +7,9 @@
   no better than another move replaced).
 * The real search on 5x5: ``genmove`` answers a legal move within the clock's
   budget (a hand-advanced time source), and the tree is kept between moves.
+* The komi is data: after a search, ``komi`` then a search and ``final_score``
+  compile nothing (JAX's lowering events counted), and both follow the new
+  komi on a board where it decides the winner.
 * Start-up: a player whose optional dependency is missing (``sys.modules[name]
   = None``) is refused with exit status 2 and a message naming the module;
   the command-line defaults are the tree search with resignation on.
@@ -19,6 +22,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import compilations
 
 import gojax
 from gojax import gtp
@@ -192,3 +196,36 @@ def test_the_command_line_defaults_to_the_tree_search():
         engine_arguments(build_parser().parse_args(["--seconds-per-move", "-1"]))
     with pytest.raises(ValueError, match=r"resign_threshold .*0\.7"):
         EngineOptions(resign_threshold=0.7)
+
+
+# Black to move; every empty point is a one-point eye (the game is over but for the komi):
+# black has 12 points, white 13.
+SETTLED = """
+X . X O .
+. X X O O
+X X O O .
+. X O . O
+X X O O O
+"""
+
+
+def test_a_new_komi_compiles_nothing_and_decides_the_search_and_the_score(tree_searcher_5x5):
+    options = EngineOptions(resign_threshold=None)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=SIZE), PlayerSpec("mcts"), options)
+    engine.searcher = tree_searcher_5x5
+    engine.send("komi 0.5")
+    grid = gojax.parse_board(SETTLED)
+    for colour, letter in ((gojax.BLACK, "b"), (gojax.WHITE, "w")):
+        for point in np.flatnonzero(grid.reshape(-1) == colour):
+            engine.send(f"play {letter} {gojax.to_gtp(engine.config, int(point))}")
+    engine.send("reg_genmove b")  # compiles the search (and the safe move) for 5x5
+    before = engine.searcher.last_stats
+    assert engine.send("final_score") == "W+1.5"
+    with compilations() as lowered:
+        engine.send("komi -1.5")
+        engine.send("reg_genmove b")
+        after = engine.searcher.last_stats
+        score = engine.send("final_score")
+    assert lowered == []
+    assert score == "B+0.5"  # 12 - 13 + 1.5: the score moved by the change of komi
+    assert before.root_winrate < 0.1 < 0.9 < after.root_winrate  # black loses at 0.5, wins at -1.5

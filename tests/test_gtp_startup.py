@@ -8,6 +8,7 @@
   so) and answers the same move; ``--no-compile-cache`` (with the
   environment variable pointing elsewhere) writes nothing anywhere.
 * Importing gojax turns no cache on.
+* The tree search stored at one komi is loaded, not compiled, at another.
 """
 
 from __future__ import annotations
@@ -87,3 +88,40 @@ def test_the_cache_fills_is_used_and_can_be_off(tmp_path):
     assert third == first
     assert not elsewhere.exists() and not (tmp_path / "xdg").exists()
     assert "compilation cache:" not in log
+
+
+def test_the_stored_tree_search_serves_every_komi(tmp_path):
+    # The executables the tree search stores are keyed by the rules without the komi: a later start
+    # (the in-process caches emptied) at another komi loads them all and compiles nothing.
+    from conftest import compilations
+
+    import gojax
+    from gojax._host import compiled, executables
+    from gojax.gtp import PlayerSpec
+    from gojax.gtp._mcts import TreeSearcher
+    from gojax.search import TreeSearchSettings
+
+    settings = TreeSearchSettings(leaves_per_batch=4, playouts_per_leaf=2, playout_policy="light")
+    spec = PlayerSpec("mcts", search=settings, seconds_per_move=None, simulations=8)
+    store = tmp_path / "executables"
+
+    def fresh_start():
+        compiled._cached_stored.cache_clear()
+        executables._loaded.clear()
+
+    executables.use_directory(store)
+    try:
+        fresh_start()
+        config = gojax.GoConfig(size=3, komi=7.5)
+        TreeSearcher(spec).search(config, gojax.init(config))
+        stored = sorted(_files(store))
+        assert stored
+        fresh_start()
+        with compilations() as lowered:
+            other = gojax.GoConfig(size=3, komi=0.5)
+            stats = TreeSearcher(spec).search(other, gojax.init(other))
+        assert lowered == [] and sorted(_files(store)) == stored
+        assert stats.playouts >= 8
+    finally:
+        executables.use_directory(None)
+        fresh_start()

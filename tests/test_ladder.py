@@ -490,50 +490,6 @@ def test_katago_ladders_9x9(case):
     assert two.sum() >= 20
 
 
-def _katago_19(rows):
-    """A 19x19 KataGo diagram (with its coordinates) as a grid."""
-    lines = [line[3:].replace(" ", "") for line in rows.strip("\n").split("\n")[1:]]
-    return np.array([[".XO".index(c) for c in line] for line in lines], np.int8)
-
-
-WHOLE_BOARD = """
-   A B C D E F G H J K L M N O P Q R S T
-19 . . . . O . . . . . . . . . . . . . .
-18 O . . . . . . . . . . . . . . . . . O
-17 . . . . . . . . . . . . . . . . . . O
-16 . . . O O X O . . . . . . . . . . . .
-15 O . . . O X O O O O . O . . . . . O .
-14 O X X X X X X X X X O . . . . . . . .
-13 X O O O . X . . . . X . . . . . . . O
-12 X . O O O X . . . . X O . . . . . . .
-11 X O O O O X . . . . X . . . . . . . .
-10 O X X X X X X X X X O . . . . . . . O
- 9 O O . . . X O . . O . . . . . . . . .
- 8 . O . O . X . O . . . . . . . . . . .
- 7 . . . . . . O . . . . . . . . . . . .
- 6 . . . . O . . . . X . . . . . . . . .
- 5 O . . . . X . . . X . . . X O . . . .
- 4 . . . . . X . . . X . . . X . . . . .
- 3 . . . . . X . . . X . . . X . . . . .
- 2 . . . . O . X X X X X X X O . . . O .
- 1 . O . . . . O O O O O O O . O . . . .
-"""
-
-
-def test_katago_whole_board_ladder_needs_backtracking():
-    # KataGo answers 0 for every chain with two liberties here except the seven white
-    # stones G1-N1, which its full search captures in a ladder winding over the whole
-    # board. The reader here is greedy (the attacker never takes an atari back): it reads
-    # 0 everywhere, as the plain-Python reference does. This is the one disagreement with
-    # KataGo's ladder tests on square boards (its "CubicLadder" position has another of the
-    # same kind; its 18x9 ko positions have no square counterpart).
-    # (The reader agrees with the reference on 19x19 boards: see the real-game test.)
-    grid = _katago_19(WHOLE_BOARD)
-    first_line = 18 * 19 + 6
-    libs = sorted(ref_chain(grid, first_line)[1])
-    assert [ladder_reference.read(grid, first_line, "capture", m) for m in libs] == ["escaped"] * 2
-
-
 # --------------------------------------------------------------------------- other sizes
 
 

@@ -55,6 +55,9 @@ def test_engine_specs_become_command_lines():
     ):
         assert flags[flags.index(flag) + 1] == value
     assert flags[flags.index("--seconds-per-move") + 1] == "2"
+    assert "--max-moves" not in flags  # the default cap, the engine's own
+    capped = arena.engine_argv("gojax:mcts", size=7, komi=7.5, max_moves=500)
+    assert capped[capped.index("--max-moves") + 1] == "500"  # a match's cap: the engine's too
     assert arena.engine_argv("cmd:katago gtp -config 'my file.cfg'", size=9, komi=7.5) == [
         "katago", "gtp", "-config", "my file.cfg",
     ]  # fmt: skip
@@ -142,6 +145,7 @@ def test_the_console_script_plays_a_match(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["games"] == 1 and summary["wins"] + summary["losses"] + summary["draws"] == 1
+    assert summary["move_cap"] == gojax.GoConfig(size=5).move_cap == 50  # the library's default cap
     assert (
         summary["commands"][0].startswith(arena.find_gnugo()) and "--chinese-rules" in summary["commands"][0]
     )

@@ -76,7 +76,7 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
     source = tmp / "src"
     shutil.copytree(ROOT / "gojax", source / "gojax", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     build = subprocess.run(
         [

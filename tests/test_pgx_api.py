@@ -214,3 +214,116 @@ def test_a_superko_repeat_is_refused_by_gojax_and_lost_in_pgx():
     assert bool(ours.terminated) and bool(theirs.terminated)
     np.testing.assert_array_equal(ours.rewards, theirs.rewards)
     assert float(ours.rewards[mover]) == -1 and bool(ours._game.illegal_move)
+
+
+def test_a_step_on_auto_resets_new_game_is_ignored_as_pgx_ignores_it():
+    """pgx's AlphaZero example searches from the state auto_reset returns (``terminated`` still set):
+    pgx's ``step`` leaves such a state as it is - rewards 0, every action legal - and so must gojax's."""
+    from pgx.experimental import auto_reset as pgx_auto_reset
+
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    pass_ = env.num_actions - 1
+    keys = jax.random.split(jax.random.PRNGKey(5), 4)
+    ours = jax.vmap(env.init)(keys)
+    theirs = jax.vmap(other.init)(keys)
+    ours_reset = jax.jit(jax.vmap(gojax.env.auto_reset(env.step, env.init)))
+    theirs_reset = jax.jit(jax.vmap(pgx_auto_reset(other.step, other.init)))
+    ours_step, theirs_step = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(other.step))
+    for move, action in enumerate([40, 41, pass_, pass_]):  # two passes end every game
+        actions = jnp.full(4, action)
+        step_keys = jax.random.split(jax.random.PRNGKey(100 + move), 4)
+        ours, theirs = ours_reset(ours, actions, step_keys), theirs_reset(theirs, actions, step_keys)
+    assert np.asarray(ours.terminated).all() and np.asarray(theirs.terminated).all()
+    assert not np.asarray(ours._game.terminated).any()  # the new games, with the old flags
+    for action in (40, pass_, 3):
+        ours, theirs = ours_step(ours, jnp.full(4, action)), theirs_step(theirs, jnp.full(4, action))
+        fields = ("rewards", "terminated", "truncated", "legal_action_mask", "current_player", "_step_count")
+        for name in fields:
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+        np.testing.assert_array_equal(ours.observation, theirs.observation)
+        assert not np.asarray(ours._game.stones).any()  # the move was not played
+
+
+# --------------------------------------------------------------------------- through the end and auto_reset
+
+
+def _public(state, boards) -> dict[str, np.ndarray]:
+    """The fields a pgx program reads, the step count and the board, as NumPy arrays."""
+    fields = ("current_player", "observation", "rewards", "terminated", "truncated", "legal_action_mask")
+    out = {name: np.asarray(getattr(state, name)) for name in fields}
+    out["_step_count"] = np.asarray(state._step_count)
+    out["board"] = boards(state)
+    return out
+
+
+@pytest.mark.parametrize("wrapper", ["gojax", "pgx"])
+def test_steps_through_the_end_and_auto_reset_agree_with_pgx(wrapper):
+    """Games played with auto_reset, and from every state two plain ``env.step`` calls (the path a
+    search such as pgx's AlphaZero example takes from its root): the same states as pgx's Go. The
+    new game auto_reset returns still carries the end flags, so pgx's ``step`` ignores the action
+    there (rewards 0, step count kept, mask all True), and gojax must too."""
+    from pgx.experimental import auto_reset as pgx_auto_reset
+
+    games, moves = 8, 24
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    wrap = gojax.auto_reset if wrapper == "gojax" else pgx_auto_reset
+    ours_play = jax.jit(jax.vmap(wrap(env.step, env.init)))
+    theirs_play = jax.jit(jax.vmap(pgx_auto_reset(other.step, other.init)))
+    ours_step, theirs_step = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(other.step))
+    board = jax.jit(jax.vmap(functools.partial(gojax.board, env.config)))
+    ours_board = lambda state: np.asarray(board(state._game))  # noqa: E731
+
+    keys = jax.random.split(jax.random.PRNGKey(21), games)
+    ours, theirs = jax.jit(jax.vmap(env.init))(keys), jax.jit(jax.vmap(other.init))(keys)
+    key = jax.random.PRNGKey(22)
+    pass_bias = jnp.where(jnp.arange(games) % 2 == 0, 5.0, 4.0)
+    searched_ended = 0
+    for move in range(moves):
+        key, k_play, k_wild, k_first, k_second, k_reset = jax.random.split(key, 6)
+        # Passes often (games end by two passes within a few moves); now and then any point,
+        # occupied ones included (an illegal action: the mover loses in both).
+        logits = jnp.where(ours.legal_action_mask, 0.0, -jnp.inf).at[:, -1].add(pass_bias)
+        actions = jax.random.categorical(k_play, logits)
+        wild = jax.random.uniform(k_wild, (games,)) < 0.1
+        actions = jnp.where(wild, jax.random.randint(k_wild, (games,), 0, env.num_actions), actions)
+        reset_keys = jax.random.split(k_reset, games)
+        ours, theirs = ours_play(ours, actions, reset_keys), theirs_play(theirs, actions, reset_keys)
+        here = _public(ours, ours_board), _public(theirs, _boards_of_pgx)
+        for name in here[0]:
+            np.testing.assert_array_equal(*(side[name] for side in here), err_msg=f"{name} after move {move}")
+        # Two plain steps from here, as a search explores from its root.
+        searched = ours, theirs
+        for depth, k_depth in enumerate((k_first, k_second), start=1):
+            logits = jnp.where(searched[0].legal_action_mask, 0.0, -jnp.inf)
+            probe = jax.random.categorical(k_depth, logits)
+            searched = ours_step(searched[0], probe), theirs_step(searched[1], probe)
+            there = _public(searched[0], ours_board), _public(searched[1], _boards_of_pgx)
+            for name in there[0]:
+                np.testing.assert_array_equal(
+                    *(side[name] for side in there), err_msg=f"{name}, search depth {depth} after move {move}"
+                )
+        searched_ended += int(here[0]["terminated"].sum())
+    assert searched_ended >= games  # many searches started from auto_reset's flagged new game
+
+
+def test_a_state_flagged_truncated_alone_keeps_its_mask_as_in_pgx():
+    """pgx's ``step`` opens the legal mask on ``terminated`` alone: a live game flagged ``truncated``
+    by hand is left as it is, its mask too, and an action the mask forbids still loses (neither
+    environment sets ``truncated`` itself)."""
+    env, other = gojax.make("go_9x9"), pgx.make("go_9x9")
+    key = jax.random.PRNGKey(3)
+    ours, theirs = env.init(key), other.init(key)
+    ours_step, theirs_step = jax.jit(env.step), jax.jit(other.step)
+    for action in (40, 41, 30):
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+    ours, theirs = ours.replace(truncated=jnp.bool_(True)), theirs.replace(truncated=jnp.bool_(True))
+    fields = ("rewards", "terminated", "truncated", "legal_action_mask", "current_player", "_step_count")
+    for action in (31, 40, 42):  # a legal move, then an occupied point: it loses (terminated), then nothing
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+        for name in fields:
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+        np.testing.assert_array_equal(ours.observation, theirs.observation)
+        if action == 31:
+            assert not np.asarray(ours.legal_action_mask).all() and not bool(ours.terminated)
+    assert bool(ours.terminated) and np.asarray(ours.legal_action_mask).all() and int(ours._step_count) == 3
+    assert int(ours._game.move_number) == 3  # no move was played

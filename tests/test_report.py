@@ -50,7 +50,58 @@ def test_the_readme_tables_come_from_their_data(report):
     for name in ("benchmark_cpu", "strength_9x9"):
         assert f"<!-- table: {name} -->" in readme
     rows = report._rows("strength_9x9")
-    rows[0] = {**rows[0], "wins": "0"}
+    first = next(i for i, r in enumerate(rows) if r["headline"] == "yes")
+    rows[first] = {**rows[first], "wins": "0", "runs": ""}
     assert "| 0 / 40 | 0.00-0.09 |" in report.strength_9x9(rows)
     low, high = report._wilson(24, 40)
     assert (round(low, 2), round(high, 2)) == (0.45, 0.74)  # as the match runner's Wilson interval
+    # Only the headline rows reach the README; docs/players.md shows them all.
+    assert report.strength_9x9(rows).count("\n| ") < report.strength_gnugo_9x9(rows).count("\n| ")
+
+
+# A figure of each table's CSV: changing it in the first row must change the table.
+FIGURES = {
+    "alphabeta": "nodes",
+    "benchmark_cpu": "rate",
+    "benchmark_cpu_detail": "compile_s",
+    "classic_players_9x9": "wins",
+    "ffi_speed": "us_per_call",
+    "goenv_ratio": "goenv_over_rules",
+    "gtp_start": "first_genmove_s",
+    "mcts_throughput_9x9": "moves_per_s",
+    "playout_rate_9x9": "rate",
+    "strength_9x9": "games",
+    "test_tiers": "seconds",
+    "strength_gnugo_9x9": "games",
+    "train_9x9_cpu": "minutes",
+    "training_ab": "positions",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_a_changed_figure_changes_its_table(report, name):
+    assert set(FIGURES) == set(report.TABLES)
+    rows = report._rows(name)
+    column = FIGURES[name]
+    # The first row the table shows (headline rows for the README's strength table, eval rows for a run's).
+    index = next(
+        i
+        for i, r in enumerate(rows)
+        if r.get("headline", "yes") == "yes"
+        and r.get("kind", "eval") == "eval"
+        and r.get("section", "engines") == "engines"
+    )
+    changed = [dict(r) for r in rows]
+    value = changed[index][column]
+    changed[index][column] = "9" + value if value[:1].isdigit() else value + "9"
+    if name.startswith("strength"):
+        changed[index]["runs"] = ""  # the runs must add up to the row; without runs there is nothing to add
+    assert report.TABLES[name](changed) != report.TABLES[name](rows)
+
+
+def test_runs_must_add_up_to_their_row(report):
+    rows = report._rows("strength_9x9")
+    assert report._runs(rows[0])  # the CSV's runs parse
+    bad = {**rows[0], "runs": "101:1/20 202:0/20"}
+    with pytest.raises(ValueError, match="do not add up"):
+        report.strength_gnugo_9x9([bad])

@@ -851,3 +851,35 @@ def test_config_validation(kwargs, named):
     message = str(error.value)
     assert named in message
     assert next(iter(kwargs)) in message
+
+
+def test_komi_as_data_scores_as_a_static_komi_with_one_trace():
+    """GoConfig.with_komi(array) inside a jitted function: one compile, every komi scored exactly."""
+    config = gojax.GoConfig(size=5, komi=0.5)
+    drawn = gojax.from_ascii(config, ". X . O .\n" * 5)  # 10 points each: komi decides
+    ended = gojax.step(config, gojax.step(config, drawn, config.pass_action), config.pass_action)
+    games = jax.tree.map(lambda a, b: jnp.stack([a, b]), ended, drawn)
+    traces = []
+
+    @jax.jit
+    def results(games, komi):
+        traces.append(1)
+        c = config.with_komi(komi)
+        score_if_ended = functools.partial(gojax._core.scoring.score_if_ended, c)
+        pooled = jax.vmap(score_if_ended)(games, jnp.array([True, False]))
+        one = jax.tree.map(lambda x: x[0], games)
+        return gojax.score(c, one), gojax.winner(c, one), gojax.rewards(c, one), pooled
+
+    for komi in (0.5, -0.5, 0.0, 6.5, -7.5):
+        static = config.with_komi(komi)
+        score, winner, rewards, pooled = results(games, jnp.float32(komi))
+        assert float(score) == float(gojax.score(static, ended)) == -komi
+        assert int(winner) == int(gojax.winner(static, ended))
+        np.testing.assert_array_equal(rewards, gojax.rewards(static, ended))
+        assert pooled.tolist() == [-komi, 0.0]
+    assert len(traces) == 1
+    with pytest.raises(TypeError, match="unhashable"):  # never a static argument
+        jax.jit(lambda k: hash(config.with_komi(k)))(jnp.float32(1))
+    with pytest.raises(ValueError, match=r"GoConfig\.komi as an array"):
+        config.with_komi(jnp.zeros(2))
+    assert config.with_komi(6.5) == gojax.GoConfig(size=5, komi=6.5)

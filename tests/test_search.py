@@ -274,6 +274,76 @@ def test_the_time_budget_is_kept_with_a_margin():
     assert len(progress) >= 2 and progress[-1].playouts <= stats.playouts
 
 
+class _Device:
+    """The clock of a device that runs one batch at a time, ``batch`` seconds each, while the host's
+    work takes no time: a search reads it as its clock, and its batches move it on.
+
+    A batch starts when it is launched or when the batch before it ends, whichever is later;
+    waiting for a batch (the search's ``_finish``) moves the clock to its end.
+    """
+
+    def __init__(self, search: TreeSearch, batch: float):
+        self.time, self.batch, self.busy_until, self.ends = 100.0, batch, 100.0, []
+        self.launched = 0
+        launch, finish = search._launch, search._finish
+
+        def timed_launch():
+            self.busy_until = max(self.time, self.busy_until) + self.batch
+            self.ends.append(self.busy_until)
+            self.launched += 1
+            return launch()
+
+        def timed_finish(*pending):
+            self.time = max(self.time, self.ends.pop(0))
+            return finish(*pending)
+
+        search._launch, search._finish = timed_launch, timed_finish
+
+    def __call__(self) -> float:
+        return self.time
+
+
+def test_the_time_budget_counts_the_batch_still_in_flight():
+    # Batches of 0.25 s, one after the other on the device; the host selects the next batch
+    # while one runs. Launching a batch at time t ends the search at t + 0.5 at the earliest
+    # (the batch in flight ends at t + 0.25, the new one at t + 0.5), so the last batch is the
+    # one launched at 1.25: 1.25 + 0.5 = 1.75 is within 1.875 s less the 5% margin (1.78125);
+    # one launched at 1.5 would end at 2.0, past the budget itself.
+    search = TreeSearch(CONFIG, SETTINGS, seed=3)
+    search.set_root(gojax.init(CONFIG))
+    search.warm_up()
+    device = _Device(search, 0.25)
+    stats = search.search(seconds=1.875, now=device)
+    assert SETTINGS.time_margin == 0.05
+    assert stats.seconds == 1.75 and device.time == 101.75
+    assert device.launched == 7 and not device.ends  # launched at 0, 0, 0.25, ..., 1.25; all waited for
+    assert stats.playouts == 7 * SETTINGS.leaves_per_batch * SETTINGS.playouts_per_leaf
+
+
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+def test_the_step_playout_policies_search_legally(policy, superko_root):
+    # The policies gojax-gtp --playout-policy offers besides the light kernel's: a seeded search
+    # with each keeps to the rules at every depth (the superko ban included), its statistics
+    # add up, the same seed builds the same tree, and it finds the capture that wins.
+    settings = dataclasses.replace(SETTINGS, playout_policy=policy)
+    search = TreeSearch(CONFIG, settings, seed=11)
+    search.set_root(superko_root)
+    stats = search.search(playouts=768)
+    tree, size = search._tree, search._tree.size
+    assert stats.playouts >= 768 and stats.visits.sum() == stats.playouts
+    assert tree.children[0, 1] == -1 and stats.visits[1] == 0  # the superko-banned move
+    assert _depths(tree).max() >= 2 and _assert_every_edge_legal(search, CONFIG) > 30
+    visits = tree.visits[:size, None]
+    assert (tree.wins[:size] <= tree.visits[:size]).all() and (tree.amaf_visits[:size] <= visits).all()
+    assert (tree.amaf_wins[:size] <= tree.amaf_visits[:size]).all() and tree.amaf_visits[0].sum() > 0
+    again = TreeSearch(CONFIG, settings, seed=11)
+    again.set_root(superko_root)
+    np.testing.assert_array_equal(again.search(playouts=768).visits, stats.visits)
+    search.set_root(gojax.from_board(CONFIG, gojax.parse_board(SEMEAI, 5), to_play=gojax.BLACK))
+    found = search.search(playouts=1024)
+    assert found.best_action == 0 and found.winrate[0] > 0.8
+
+
 def test_should_stop_ends_the_search():
     search = TreeSearch(CONFIG, SETTINGS, seed=4)
     search.set_root(gojax.init(CONFIG))
@@ -327,3 +397,39 @@ def test_bad_arguments_name_the_value():
         search.search(playouts="10")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="should_stop must be callable, got 3"):
         search.search(playouts=8, should_stop=3)  # type: ignore[arg-type]
+
+
+def test_komi_is_data_to_the_leaf_evaluation_and_set_komi_keeps_the_compiled_search():
+    from gojax.search._leaves import evaluate_leaves
+
+    drawn = gojax.from_ascii(CONFIG, ". X . O .\n" * 5)  # 10 points each: komi decides the playouts
+    parents = jax.tree.map(lambda x: np.stack([x] * 4), drawn)
+    actions = np.array([-1, CONFIG.pass_action, 2, 22], np.int32)
+    key = jax.random.key(3)
+    traces = []
+
+    def leaves(config, *args):
+        traces.append(config.komi)
+        return evaluate_leaves(config, "random", 30, 8, *args)
+
+    traced = jax.jit(functools.partial(leaves, gojax.GoConfig(size=5, komi=0.0)))
+    wins = {}
+    for komi in (-3.0, 3.0):
+        static = jax.jit(functools.partial(leaves, CONFIG.with_komi(komi)))(parents, actions, key, 0)
+        data = traced(parents, actions, key, 0, np.float32(komi))
+        np.testing.assert_array_equal(data.black_wins, static.black_wins)
+        np.testing.assert_array_equal(data.ownership, static.ownership)
+        wins[komi] = np.asarray(data.black_wins)
+    assert traces == [-3.0, 0.0, 3.0]  # the komi-data function traced once, the static ones each
+    assert (wins[-3.0] >= wins[3.0]).all() and (wins[-3.0] > wins[3.0]).any()  # the same playouts
+    search = TreeSearch(CONFIG, SETTINGS, seed=2)
+    search.set_root(drawn)
+    search.search(playouts=64)
+    evaluate = search._evaluate
+    search.set_komi(-0.5)
+    assert search.config == CONFIG.with_komi(-0.5) and search._tree is None  # results of another komi
+    search.set_root(drawn)
+    stats = search.search(playouts=64)
+    assert search._evaluate is evaluate and stats.playouts >= 64
+    with pytest.raises(ValueError, match="set_komi"):
+        search.set_komi(float("nan"))

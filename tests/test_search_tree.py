@@ -65,6 +65,29 @@ def test_amaf_counts_of_scripted_playouts_match_a_hand_count():
     assert tree.amaf_visits[:, 4].sum() == 0  # pass gets no AMAF samples
 
 
+def test_a_tree_move_takes_its_point_from_the_other_colour():
+    # The two tree moves' points were played first in the playouts by the other colour (a stone
+    # captured, the point played again): black's tree move 1 and white's tree move 2 come
+    # before, so from the nodes above them those points are theirs, not the playouts' colour's.
+    tree, c1, c2 = _line_tree()
+    # 2 playouts from c2, black won 1: black played 2 first in both (won 1), white played 1
+    # first in one (which white won).
+    first = np.array([[0, 0, 2, 0], [0, 1, 0, 0]], float)
+    first_wins = np.array([[0, 0, 1, 0], [0, 1, 0, 0]], float)
+    tree.backup(0, [(0, 1), (c1, 2)], c2, 2.0, 1.0, first, first_wins)
+    # c2 (black to move): the playouts' black first plays, as they are.
+    np.testing.assert_array_equal(tree.amaf_visits[c2, :4], [0, 0, 2, 0])
+    np.testing.assert_array_equal(tree.amaf_wins[c2, :4], [0, 0, 1, 0])
+    # c1 (white to move): white's tree move 2 claims point 2 in both playouts (white won 1);
+    # white's first play at 1 in the playouts (won) is white's too.
+    np.testing.assert_array_equal(tree.amaf_visits[c1, :4], [0, 1, 2, 0])
+    np.testing.assert_array_equal(tree.amaf_wins[c1, :4], [0, 1, 1, 0])
+    # root (black to move): black's tree move 1 claims point 1 in both (black won 1); point 2
+    # is white's (its tree move came first), so black gets nothing there.
+    np.testing.assert_array_equal(tree.amaf_visits[0, :4], [0, 2, 0, 0])
+    np.testing.assert_array_equal(tree.amaf_wins[0, :4], [0, 1, 0, 0])
+
+
 def test_rave_value_blends_the_mean_and_the_amaf_mean_by_hand():
     tree, c1, _ = _line_tree()
     tree.visits[c1], tree.wins[c1] = 4.0, 3.0  # the child of action 1: 3 wins of 4

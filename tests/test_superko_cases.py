@@ -23,12 +23,13 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from conftest import assert_trees_equal
 
 import gojax
-from gojax._core import zobrist
+from gojax._core import history, zobrist
 from gojax._host.chains import chains
 
 POSITIONAL_9 = gojax.GoConfig(size=9)
@@ -232,6 +233,59 @@ def test_every_one_stone_change_changes_the_hash(size):
             changed.reshape(-1)[point] = value
             hashes.add(tuple(zobrist.hash_of_board(size, changed)))
     assert len(hashes) == 1 + 2 * size * size  # all different, and from the board's
+
+
+def _xor_to_zero(vectors: list[int]) -> list[int]:
+    """Indices of a nonempty subset of ``vectors`` whose XOR is 0 (Gaussian elimination over GF(2))."""
+    basis: dict[int, tuple[int, set[int]]] = {}  # leading bit -> (vector, the indices XOR-ed into it)
+    for index, vector in enumerate(vectors):
+        used = {index}
+        while vector:
+            top = vector.bit_length() - 1
+            if top not in basis:
+                basis[top] = (vector, used)
+                break
+            vector ^= basis[top][0]
+            used ^= basis[top][1]
+        else:
+            return sorted(used)
+    raise AssertionError("the vectors are independent")
+
+
+def test_positions_whose_hashes_agree_in_one_word_are_told_apart():
+    # Two 9x9 positions of five black stones each, built so that the first words of their
+    # hashes agree: an even set of black keys whose first words XOR to 0 (33 bits - the word and
+    # a parity bit - so any 34 keys hold one), split in two halves. The second word must tell
+    # them apart, and the rules must let a game that saw one of them play into the other.
+    config = POSITIONAL_9
+    keys = zobrist.tables(9).points[0]  # [P, 2]: the black keys
+    points = _xor_to_zero([int(word) | 1 << 32 for word in keys[:, 0]])
+    half = len(points) // 2
+    made, earlier = np.zeros(81, np.int8), np.zeros(81, np.int8)
+    made[points[:half]], earlier[points[half:]] = gojax.BLACK, gojax.BLACK
+    made_hash = zobrist.hash_of_board(9, made.reshape(9, 9))
+    earlier_hash = zobrist.hash_of_board(9, earlier.reshape(9, 9))
+    assert made_hash[0] == earlier_hash[0]  # one word agrees, by construction
+    assert made_hash[1] != earlier_hash[1]  # the other tells them apart
+
+    move = points[half - 1]  # black's plain move that makes `made`
+    before = made.copy()
+    before[move] = gojax.EMPTY
+
+    def with_earlier(situation: np.ndarray) -> gojax.GoState:
+        """``before``, black to move, in a game whose move 1 made a position of hash ``situation``
+        with as many stones as ``made`` (so in the history list that ``move`` is tested against)."""
+        state = gojax.from_board(config, before.reshape(9, 9))
+        key = history.PositionKey(jnp.asarray(situation), jnp.int32(half), jnp.int32(0))
+        lists = history.record(config, history.HistoryLists.of(state), 1, key)
+        return lists.into(state).replace(move_number=jnp.int32(1))
+
+    state = with_earlier(earlier_hash)
+    assert banned_empty_points(config, state) == []
+    after = play(config, state, move)
+    np.testing.assert_array_equal(grid(config, after).reshape(-1), made)
+    # The same history holding `made` itself bans the move: the entry is read.
+    assert_banned(config, with_earlier(made_hash), move)
 
 
 SWAP_BY_SUICIDE = """

@@ -513,7 +513,16 @@ def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys
     assert fresh == training.TrainConfig(size=7, komi=9.0)  # the fair 7x7 komi
 
 
-def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
+def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys, monkeypatch):
+    from gojax.training import cli
+
+    monkeypatch.delenv("XLA_FLAGS", raising=False)  # restored afterwards, whatever main does
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)  # main would split the CPU on a run it starts
+
+    def no_run(*args, **kwargs):  # a run started in place of the refusal fails here, not hours later
+        raise AssertionError("gojax-train --resume started a run")
+
+    monkeypatch.setattr(cli, "train", no_run)
     typo = tmp_path / "rnu"
     assert training.main(["--run-dir", str(typo), "--resume"]) == 2
     message = capsys.readouterr().err
@@ -525,6 +534,7 @@ def test_resume_refuses_a_folder_without_a_checkpoint(tmp_path, capsys):
     (started / "checkpoints").mkdir()
     assert training.main(["--run-dir", str(started), "--resume"]) == 2
     assert f"'{started}' holds no checkpoint to resume" in capsys.readouterr().err
+    assert "XLA_FLAGS" not in os.environ  # a refused run leaves the process's devices alone
 
 
 def test_host_devices_default_to_one_per_core_that_divides_the_batches(monkeypatch):
@@ -609,6 +619,7 @@ def _env(tmp_path: Path, devices: int | None = None) -> dict[str, str]:
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
     env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
     env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash prints every thread's stack
     if devices:
         env["XLA_FLAGS"] = (
             f"{env.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={devices}".strip()

@@ -28,7 +28,7 @@ from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core.types import MAX_SIZE, MIN_SIZE, GoConfig, GoState
 
-__all__ = ["check_action", "check_state", "state_shapes"]
+__all__ = ["check_action", "check_board", "check_state", "state_shapes"]
 
 _Shape = tuple[int, ...]
 _BOARD_FIELDS = ("stones", "atari", "atari_liberty")
@@ -36,8 +36,13 @@ _HISTORY_FIELDS = ("history", "history_head", "history_prev")
 _FIX = "build the state with gojax.init(config)"
 
 
-@functools.cache
 def state_shapes(config: GoConfig) -> dict[str, _Shape]:
+    """The shape of every :class:`GoState` field for one game of ``config`` (see :func:`_state_shapes`)."""
+    return _state_shapes(config.static)
+
+
+@functools.cache
+def _state_shapes(config: GoConfig) -> dict[str, _Shape]:
     """The shape of every :class:`GoState` field for one game of ``config``.
 
     ``stones``/``atari`` ``[2, W]``, ``atari_liberty`` ``[2, L, W]``,
@@ -68,6 +73,11 @@ def _describe(leaf: Any, shape: _Shape) -> str:
     return f"{name}[{', '.join(map(str, shape))}]"
 
 
+def _default_cap(size: int) -> int:
+    """The default move cap of an ``size x size`` board (``max_moves=None``)."""
+    return GoConfig(size=size).move_cap
+
+
 def _sizes_with(shapes: dict[str, _Shape]) -> list[int]:
     """The board sizes whose states have these board (and, if telling, history) shapes."""
     sizes = [
@@ -76,7 +86,7 @@ def _sizes_with(shapes: dict[str, _Shape]) -> list[int]:
         if all(state_shapes(GoConfig(size=size))[name] == shapes[name] for name in _BOARD_FIELDS)
     ]
     # A history of 2 * P + 1 positions is the one of the default move cap.
-    by_history = [size for size in sizes if shapes["history"][:1] == (2 * size * size + 1,)]
+    by_history = [size for size in sizes if shapes["history"][:1] == (_default_cap(size) + 1,)]
     return by_history or sizes
 
 
@@ -98,8 +108,8 @@ def _history_message(config: GoConfig, shapes: dict[str, _Shape], caller: str) -
             f"{caller}: state is for a superko rule (a history of {have} positions) but the config's "
             f"ko_rule is 'simple' (no history); {_FIX}"
         )
-    # The default move cap 2 * P of another board with the same bitboard shapes.
-    others = [size for size in _sizes_with(shapes) if size != config.size and have == 2 * size * size + 1]
+    # The default move cap of another board with the same bitboard shapes.
+    others = [size for size in _sizes_with(shapes) if size != config.size and have == _default_cap(size) + 1]
     default = f", the default of {_boards(others)}" if others else ""
     return (
         f"{caller}: state keeps a history of {have} positions (move cap {have - 1}{default}) but the "
@@ -157,6 +167,29 @@ def check_state(config: GoConfig, state: GoState, caller: str) -> None:
         f"{caller}: state.{name} is {_describe(leaves[name], shapes[name])} but a state of the config has "
         f"shape {list(expected[name])}; {_FIX}"
     )
+
+
+def check_board(config: GoConfig, state: GoState, caller: str) -> None:
+    """:func:`check_state` for a function that reads only the board (a picture, a diagram).
+
+    A state of the config's board size built under another ko rule or move
+    cap passes; any other mismatch raises :func:`check_state`'s error. A
+    history whose length is the default move cap's of another board with
+    the same bitboards (a 7x7 state given an 8x8 config) names that board.
+
+    Raises:
+      TypeError, ValueError: as :func:`check_state`.
+    """
+    try:
+        check_state(config, state, caller)
+    except ValueError:
+        expected = state_shapes(config)
+        shapes = {name: tuple(np.shape(getattr(state, name))) for name in expected}
+        if any(shapes[name] != want for name, want in expected.items() if name not in _HISTORY_FIELDS):
+            raise
+        have = shapes["history"][0] if shapes["history"] else 0
+        if any(have == 2 * size * size + 1 for size in _sizes_with(shapes) if size != config.size):
+            raise
 
 
 def check_action(action: Any, caller: str) -> None:

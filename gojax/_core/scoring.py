@@ -6,6 +6,7 @@ inside :func:`gojax.step`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
@@ -65,8 +66,11 @@ def score_if_ended(config: GoConfig, state: GoState, ended: jax.Array) -> jax.Ar
       state: one game.
       ended: ``bool[]``, usually "this step ended the game".
     """
-    pooled = _pooled_scores(config)(state.stones[None], jnp.asarray(ended, jnp.bool_).reshape(1))
-    return pooled[0]
+    ended = jnp.asarray(ended, jnp.bool_)
+    # The pool's function is keyed by a komi-free config (komi may be data): komi is taken off here.
+    pool = _pooled_scores(dataclasses.replace(config.static, komi=0.0))
+    pooled = pool(state.stones[None], ended.reshape(1))
+    return jnp.where(ended, pooled[0] - jnp.float32(config.komi), jnp.float32(0))
 
 
 SCORE_GROUP = 32

@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 from gojax._core import checks
 
-__all__ = ["BLACK", "EMPTY", "WHITE", "GoConfig", "GoState", "KoRule"]
+__all__ = ["BLACK", "EMPTY", "MOVE_CAP_PER_POINT", "WHITE", "GoConfig", "GoState", "KoRule"]
 
 KoRule = Literal["simple", "positional", "situational"]
 
@@ -37,6 +37,13 @@ WHITE = 2
 
 MIN_SIZE = 2
 MAX_SIZE = 25  # GTP's range.
+MOVE_CAP_PER_POINT = 2
+"""The default move cap is ``MOVE_CAP_PER_POINT * N * N`` moves, passes included (pgx's ``2 * N * N``).
+
+:attr:`GoConfig.move_cap` with ``max_moves=None``; every tool of gojax
+(``gojax-gtp``, ``gojax-match``, the environment, training) uses it unless
+told otherwise.
+"""
 _KO_RULES = ("simple", "positional", "situational")
 # Largest board whose state keeps the liberties of its chains in atari.
 _MAX_LABELLED_SIZE = 13
@@ -60,9 +67,20 @@ class GoConfig:
     ``functools.partial`` or passed as a static argument to ``jax.jit``;
     ``step`` traces once per distinct config.
 
+    **Komi as data.** Only scoring reads ``komi``. Inside a jitted function
+    it may be a ``float32[]`` array - an argument of that function - so one
+    compiled function serves every komi::
+
+        @jax.jit
+        def score(state, komi):
+            return gojax.score(config.with_komi(komi), state)
+
+    Such a config cannot be hashed (it is never a static argument).
+
     Attributes:
       size: board side ``N``, 2..25.
-      komi: points given to white; a whole number allows draws.
+      komi: points given to white; a whole number allows draws. A JAX
+        scalar inside a jitted function (see above).
       ko_rule: ``"simple"`` (only the immediate ko recapture is banned),
         ``"positional"`` (no move may recreate any earlier board position -
         the computer-Go standard) or ``"situational"`` (no move may recreate
@@ -71,7 +89,8 @@ class GoConfig:
         legal (it then removes that chain), as in Tromp-Taylor and New Zealand
         rules. Default ``False``.
       max_moves: the move cap: after this many moves (passes included) the game
-        ends as *truncated*. ``None`` means the default cap ``2 * N * N``.
+        ends as *truncated*. ``None`` means the default cap ``2 * N * N``
+        (:data:`MOVE_CAP_PER_POINT` moves a point).
 
     Python or NumPy ints and numbers are taken and stored as Python ``int`` /
     ``float``, so ``GoConfig(size=np.int64(9)) == GoConfig(size=9)``.
@@ -90,7 +109,11 @@ class GoConfig:
     def __post_init__(self) -> None:
         size = _field(checks.integer, self.size, "GoConfig.size", least=MIN_SIZE, most=MAX_SIZE)
         object.__setattr__(self, "size", size)
-        object.__setattr__(self, "komi", _field(checks.number, self.komi, "GoConfig.komi"))
+        if isinstance(self.komi, jax.Array):  # komi as data (see the class docstring)
+            if self.komi.shape != () or not jnp.issubdtype(self.komi.dtype, jnp.floating):
+                raise ValueError(f"GoConfig.komi as an array must be a float scalar, got {self.komi!r}")
+        else:
+            object.__setattr__(self, "komi", _field(checks.number, self.komi, "GoConfig.komi"))
         if self.ko_rule not in _KO_RULES:
             raise ValueError(f"GoConfig.ko_rule must be one of {_KO_RULES}, got {self.ko_rule!r}")
         if not isinstance(self.suicide, bool):
@@ -98,6 +121,15 @@ class GoConfig:
         if self.max_moves is not None:
             max_moves = _field(checks.integer, self.max_moves, "GoConfig.max_moves", least=1, most=32767)
             object.__setattr__(self, "max_moves", max_moves)
+
+    def with_komi(self, komi: float | jax.Array) -> GoConfig:
+        """This config with another komi: a number, or inside a jitted function a ``float32[]`` array."""
+        return dataclasses.replace(self, komi=komi)  # type: ignore[arg-type]  # an array: komi as data
+
+    @property
+    def static(self) -> GoConfig:
+        """This config with a komi that is data (an array) replaced by 0.0: hashable, for cache keys."""
+        return dataclasses.replace(self, komi=0.0) if isinstance(self.komi, jax.Array) else self
 
     @property
     def num_points(self) -> int:
@@ -116,8 +148,8 @@ class GoConfig:
 
     @property
     def move_cap(self) -> int:
-        """The effective move cap: ``max_moves`` or ``2 * P`` when it is ``None``."""
-        return 2 * self.num_points if self.max_moves is None else self.max_moves
+        """The effective move cap: ``max_moves``, or ``MOVE_CAP_PER_POINT * P`` (``2 * P``) for ``None``."""
+        return MOVE_CAP_PER_POINT * self.num_points if self.max_moves is None else self.max_moves
 
     @property
     def liberty_label_planes(self) -> int:

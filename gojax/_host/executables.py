@@ -8,11 +8,13 @@ this store saves both: :func:`compile_ahead` serializes the executable of
 next process loads it instead of tracing.
 
 A file is keyed by the versions of JAX and jaxlib, the backend, a digest of
-gojax's source files, the rules, a description of the function and the
-argument shapes. A function whose description is not the same in every
-process (it names a ``lambda`` or a local function: a closure over data the
-description does not show) is compiled but not stored. A file that cannot be
-read is ignored and replaced.
+gojax's source files, whether the native CPU kernels are in use (an
+executable traced on them calls their XLA FFI handlers, which
+:func:`gojax._native.register` registers before a file is loaded), the
+rules, a description of the function and the argument shapes. A function
+whose description is not the same in every process (it names a ``lambda``
+or a local function: a closure over data the description does not show) is
+compiled but not stored. A file that cannot be read is ignored and replaced.
 
 The store serves one-device processes only (:func:`directory`). Only host
 tools turn the store on (:func:`use_directory`, called by
@@ -37,6 +39,7 @@ import jax
 import jaxlib
 import numpy as np
 
+from gojax import _native
 from gojax._core.types import GoConfig
 from gojax._host.atomic import atomic_write_bytes
 
@@ -99,6 +102,7 @@ def _key(config: GoConfig | None, what: object, args: tuple) -> str | None:
         device.platform,
         device.device_kind,
         _source_digest(),
+        f"native {_native.available()} abi {_native.ABI}",
         repr(config),
         described,
         str(tree),
@@ -111,6 +115,7 @@ def _load(path: Path, args: tuple) -> Callable | None:
     """The executable stored in ``path``, run once on ``args`` to prove it loads whole; ``None`` if not."""
     from jax.experimental import serialize_executable
 
+    _native.register()  # an executable traced on the CPU kernels calls their FFI handlers
     try:
         blob, in_tree, out_tree = pickle.loads(path.read_bytes())
         loaded = serialize_executable.deserialize_and_load(blob, in_tree, out_tree)
@@ -121,7 +126,7 @@ def _load(path: Path, args: tuple) -> Callable | None:
         return None
 
 
-def _serialized(compiled, args: tuple) -> bytes | None:
+def _serialized(compiled, args: tuple, last: bool) -> bytes | None:
     """The bytes to store for ``compiled``, or ``None`` if they do not load and run ``args`` whole.
 
     On XLA:CPU an executable that JAX loaded from its own persistent cache
@@ -136,7 +141,13 @@ def _serialized(compiled, args: tuple) -> bytes | None:
         jax.block_until_ready(serialize_executable.deserialize_and_load(*parts)(*args))
         return pickle.dumps(parts)
     except Exception as error:  # not serializable, or incomplete
-        log.info("compiled function not stored: %s: %s", type(error).__name__, error)
+        # the first try's failure is expected when JAX's cache held the code; the last one's is news
+        (log.info if last else log.debug)(
+            "compiled function %s: %s: %s",
+            "not stored" if last else "compiled again",
+            type(error).__name__,
+            error,
+        )
         return None
 
 
@@ -176,9 +187,10 @@ def compile_ahead(config: GoConfig | None, what: object, function: Callable, arg
             return loaded
     if path is None:
         return jax.jit(function).lower(*args).compile()
-    for name in (f"gojax_{key}", f"gojax_{key}_{secrets.token_hex(4)}"):
+    names = (f"gojax_{key}", f"gojax_{key}_{secrets.token_hex(4)}")
+    for name in names:
         compiled = jax.jit(_named(function, name)).lower(*args).compile()
-        blob = _serialized(compiled, args)
+        blob = _serialized(compiled, args, last=name == names[-1])
         if blob is not None:
             _write(path, blob)
             break

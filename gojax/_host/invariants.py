@@ -22,6 +22,7 @@ import numpy as np
 from gojax._core import bitboard as bb
 from gojax._core import history as _history
 from gojax._core import zobrist as _zobrist
+from gojax._core.guards import check_state
 from gojax._core.types import GoConfig, GoState
 from gojax._host.chains import chain_labels
 from gojax._host.grid import decode
@@ -177,11 +178,19 @@ def check_invariants(config: GoConfig, state: GoState, placed=None) -> None:
       placed: optional ``int[..., 2]`` number of stones each colour has put
         on the board (setup stones included); if given, checks
         ``on_board[c] + captures[other] == placed[c]``.
+
+    Raises:
+      InvariantError: naming the first games found malformed.
+      ValueError: for a state built for another board size, ko rule or move
+        cap (the error of the rule functions, e.g. :func:`gojax.step`).
     """
+    caller = "gojax.check_invariants"
     size = config.size
     fields = {name: np.asarray(getattr(state, name)) for name in state.__dataclass_fields__}
     lead = fields["stones"].shape[:-2]
     games = int(np.prod(lead, dtype=np.int64))
+    if games:  # a state for other rules: the rule functions' error, read off the first game
+        check_state(config, state.replace(**{n: v[(0,) * len(lead)] for n, v in fields.items()}), caller)
     flat = {name: value.reshape((games, *value.shape[len(lead) :])) for name, value in fields.items()}
     stones = flat["stones"].astype(np.uint32)
     problems = _reported(np.any(stones & ~bb.board_mask(size), axis=(1, 2)), "bits set beyond the board")

@@ -1,17 +1,23 @@
-"""Native CPU kernels of the feature planes: a compiled C library called through ``ctypes``.
+"""Native CPU kernels of the feature planes: a compiled C library, called by XLA and from NumPy.
 
 The chain analysis, move outcomes, ladder reads and Benson's analysis of
 :mod:`gojax.features` are written twice: in XLA (the reference, and the path on accelerators) and
 in C (``kernels.c``, built into ``gojax/_native/_kernels*.so`` when the
-package is installed). On the CPU platform the features call the C kernels
-through ``jax.pure_callback`` (one call a batch, the batch split over the
-CPU cores); the answers are the same, which the tests check position by
-position.
+package is installed). On the CPU platform the jitted features call the C
+kernels as XLA FFI custom calls (``ffi.c``, the handlers :data:`TARGETS`;
+``jax.ffi.ffi_call``): XLA runs them directly, one call per batch, the batch
+split over XLA's CPU thread pool, with no Python on the way, and a compiled
+function that holds them can be stored in JAX's compilation cache or
+exported with ``jax.export``. The answers are the same as the XLA code's,
+which the tests check position by position.
 
-This module is NumPy only (no JAX): :func:`available` says whether the
-library was built and is enabled, :func:`alphago_tables`,
-:func:`alphago_planes`, :func:`katago_tables`, :func:`benson_tables` and :func:`ladder_reads` run
-the kernels on host arrays. Set the environment variable
+:func:`available` says whether the library was built and is enabled;
+:func:`register` registers its handlers with XLA (the features do it when
+they are first traced; call it yourself before running a deserialized
+executable or ``jax.export`` artifact in a process that has traced none).
+:func:`alphago_tables`, :func:`alphago_planes`, :func:`katago_tables`,
+:func:`benson_tables` and :func:`ladder_reads` run the kernels on host
+(NumPy) arrays through ``ctypes``. Set the environment variable
 ``GOJAX_NATIVE=0`` to use the XLA code on the CPU too, or trace a block
 under :func:`disabled`. A library built from another version of
 ``kernels.c`` (an editable install not rebuilt) is not loaded: a warning
@@ -38,6 +44,7 @@ __all__ = [
     "ALPHAGO_TABLES",
     "BENSON_MARKS",
     "KATAGO_TABLES",
+    "TARGETS",
     "alphago_planes",
     "alphago_tables",
     "available",
@@ -47,6 +54,7 @@ __all__ = [
     "katago_tables",
     "ladder_reads",
     "library_path",
+    "register",
 ]
 
 # The rows of alphago_tables' and katago_tables' results.
@@ -58,7 +66,14 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
-ABI = 2  # kernels.c's GOJAX_KERNELS_ABI: the functions' arguments this module passes
+ABI = 3  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
+# The XLA FFI handlers of ffi.c, registered under their function's name for the CPU platform.
+TARGETS = (
+    "gojax_ffi_alphago_planes",
+    "gojax_ffi_katago_tables",
+    "gojax_ffi_benson_tables",
+    "gojax_ffi_ladder_reads",
+)
 
 _U32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
 _I32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
@@ -120,14 +135,39 @@ _off = threading.local()
 @contextlib.contextmanager
 def disabled() -> Iterator[None]:
     """Inside the block (on this thread), :func:`available` is False: functions traced there
-    run the XLA code on the CPU too. For a computation that must hold no host callback, such
-    as one whose compiled executable is stored on disk."""
+    run the XLA code on the CPU too. For a computation that must hold none of gojax's custom
+    calls, such as one exported (``jax.export``) to run where gojax is not installed."""
     before = getattr(_off, "depth", 0)
     _off.depth = before + 1
     try:
         yield
     finally:
         _off.depth = before
+
+
+_registering = threading.Lock()
+_registered: list[bool] = []
+
+
+def register() -> bool:
+    """Registers the FFI handlers (:data:`TARGETS`) with XLA's CPU platform, once per process.
+
+    Returns whether they are registered (False when the library is not built or not
+    loaded). Independent of ``GOJAX_NATIVE`` and :func:`disabled`, which decide only what
+    the features trace. Called by the features on their first trace of a native call, and by
+    gojax's store of compiled executables before it loads one.
+    """
+    lib = _library()
+    if lib is None:
+        return False
+    with _registering:
+        if not _registered:
+            import jax  # the first JAX work of this module: registering, never importing
+
+            for name in TARGETS:
+                jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, name)), platform="cpu")
+            _registered.append(True)
+    return True
 
 
 def available() -> bool:

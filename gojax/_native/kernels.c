@@ -2,24 +2,23 @@
  *
  * The same answers as the XLA code of gojax/features (which stays the
  * reference and the path of accelerators), computed on a mailbox board
- * with plain loops. Called from Python through ctypes (gojax/_native), on
- * a slice of a batch per thread; every function here is pure and keeps its
- * scratch memory on the stack, so threads share nothing.
+ * with plain loops. XLA calls them through the FFI handlers of ffi.c (the
+ * jitted feature planes), Python through ctypes (the host functions of
+ * gojax/_native), on a slice of a batch per thread; every function here is
+ * pure and keeps its scratch memory on the stack or in thread-local
+ * storage, so threads share nothing.
  *
  * Boards come as gojax bitboards: uint32[2, W] stones (black, white), point
  * p = row * N + col at bit p % 32 of word p / 32. The mailbox has a border
  * of EDGE cells: cell = (row + 1) * (N + 2) + col + 1, in the same order as
  * the points, so the lowest cell of a set is its lowest point.
  */
-#include <stdint.h>
+#include "kernels.h"
+
 #include <string.h>
 
-/* The version of the functions' arguments: gojax/_native/__init__.py's ABI, which loads
- * only a library built with the same. Raise both when an exported signature changes. */
-#define GOJAX_KERNELS_ABI 2
 int32_t gojax_kernels_abi(void) { return GOJAX_KERNELS_ABI; }
 
-#define MAX_SIZE 25
 #define MAX_STRIDE (MAX_SIZE + 2)
 #define CELLS (MAX_STRIDE * MAX_STRIDE)
 #define MAX_POINTS (MAX_SIZE * MAX_SIZE)
@@ -364,30 +363,55 @@ static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int 
 
 /* ------------------------------------------------------------------ ladder reads, one by one */
 
-/* Reads of `n` ladders; read k is of game games[k] (stones uint32[G, 2, W], turn and ko
- * point int32[G]): the attacker is the side to move where mover_attacks[k], else the other;
- * `mode` 0 capture (the attacker first, at first_move), 1 extend, 2 defend (the runner first:
- * its extension only, or all its options); `prey` a point of the runner. The game's ko point
- * binds the first move when the side to move makes it. out[k] = 1 when the runner is
- * captured (0 too when prey is not a stone of the runner's colour). */
-void gojax_ladder_reads(int64_t n, int32_t size, int32_t words, const uint32_t *stones, const int32_t *turn,
-                        const int32_t *ko_point, const int32_t *games, const int32_t *modes,
-                        const uint8_t *mover_attacks, const int32_t *first_moves, const int32_t *prey,
-                        uint8_t *out) {
+/* Reads [begin, end) of `reads` (see kernels.h): the attacker is the side to move where
+ * mover_attacks, else the other; `mode` 0 capture (the attacker first, at first_move), 1
+ * extend, 2 defend (the runner first: its extension only, or all its options); `prey` a point
+ * of the runner. The board's ko point binds the first move when the side to move makes it.
+ * out[read.out] = 1 when the runner is captured (0 too when prey is not a stone of the
+ * runner's colour, or not a point of the board). A turn other than 0 is white's; a ko point
+ * or a first move off the board is none. */
+void gojax_ladder_read_list(int32_t size, int32_t words, const GojaxLadderRead *reads, int64_t begin,
+                            int64_t end, uint8_t *out) {
   Geometry g;
   static __thread Fill f; /* large: one per thread, not on the stack */
   Position pos;
   geometry(&g, size);
-  for (int64_t k = 0; k < n; k++) {
-    int game = games[k], t = turn[game];
-    int attacker = mover_attacks[k] ? t : 1 - t;
-    int first = modes[k] == MODE_CAPTURE ? attacker : 1 - attacker;
-    int ko = first == t ? ko_point[game] : -1;
-    unpack(&g, stones + (int64_t)game * 2 * words, words, attacker, pos.b);
-    pos.ko = ko >= 0 ? g.cell_of[ko] : -1;
-    int runner = g.cell_of[prey[k]];
-    int move = modes[k] == MODE_CAPTURE && first_moves[k] >= 0 ? g.cell_of[first_moves[k]] : -1;
-    out[k] = pos.b[runner] == DEF && read_ladder(&g, &f, &pos, runner, modes[k], move) == CAPTURED;
+  for (int64_t k = begin; k < end; k++) {
+    const GojaxLadderRead *read = reads + k;
+    int t = read->turn != 0, mode = read->mode;
+    int attacker = read->mover_attacks ? t : 1 - t;
+    int first = mode == MODE_CAPTURE ? attacker : 1 - attacker;
+    int ko = first == t ? read->ko_point : -1;
+    if (read->prey < 0 || read->prey >= g.points || mode < MODE_CAPTURE || mode > MODE_DEFEND) {
+      out[read->out] = 0;
+      continue;
+    }
+    unpack(&g, read->stones, words, attacker, pos.b);
+    pos.ko = ko >= 0 && ko < g.points ? g.cell_of[ko] : -1;
+    int runner = g.cell_of[read->prey];
+    int move = read->first_move;
+    move = mode == MODE_CAPTURE && move >= 0 && move < g.points ? g.cell_of[move] : -1;
+    out[read->out] = pos.b[runner] == DEF && read_ladder(&g, &f, &pos, runner, mode, move) == CAPTURED;
+  }
+}
+
+/* Reads of `n` ladders (gojax_ladder_read_list's): read k is of game games[k] (stones
+ * uint32[G, 2, W], turn and ko point int32[G]), with modes[k], mover_attacks[k],
+ * first_moves[k] and prey[k]; out[k] its result. */
+void gojax_ladder_reads(int64_t n, int32_t size, int32_t words, const uint32_t *stones, const int32_t *turn,
+                        const int32_t *ko_point, const int32_t *games, const int32_t *modes,
+                        const uint8_t *mover_attacks, const int32_t *first_moves, const int32_t *prey,
+                        uint8_t *out) {
+  enum { BLOCK = 256 };
+  GojaxLadderRead block[BLOCK];
+  for (int64_t start = 0; start < n; start += BLOCK) {
+    int64_t count = n - start < BLOCK ? n - start : BLOCK;
+    for (int64_t i = 0; i < count; i++) {
+      int64_t k = start + i, game = games[k];
+      block[i] = (GojaxLadderRead){stones + game * 2 * words, turn[game], ko_point[game], modes[k],
+                                   mover_attacks[k], first_moves[k], prey[k], k};
+    }
+    gojax_ladder_read_list(size, words, block, 0, count, out);
   }
 }
 
@@ -496,13 +520,15 @@ static int liberties_after(const Geometry *g, const Chains *c, const int8_t *b, 
 }
 
 /* Board `game` of a batch set up: `mine` with the mover's stones as 1 (MINE, ATT in a
- * read), `theirs` with the colours swapped, both with the ko cell; its chains in c. */
+ * read), `theirs` with the colours swapped, both with the ko cell; its chains in c. A turn
+ * other than 0 is white's; a ko point off the board is none. */
 static void set_up(const Geometry *g, const uint32_t *stones, int words, const int32_t *turn,
                    const int32_t *ko_point, int64_t game, Position *mine, Position *theirs, Chains *c,
                    Fill *f) {
-  unpack(g, stones + game * 2 * words, words, turn[game], mine->b);
+  int ko = ko_point[game];
+  unpack(g, stones + game * 2 * words, words, turn[game] != 0, mine->b);
   swapped(g, mine->b, theirs->b);
-  mine->ko = theirs->ko = ko_point[game] >= 0 ? g->cell_of[ko_point[game]] : -1;
+  mine->ko = theirs->ko = ko >= 0 && ko < g->points ? g->cell_of[ko] : -1;
   analyse(g, mine->b, c, f);
 }
 
@@ -526,6 +552,7 @@ enum {
   T_EYES,
   TABLES
 };
+_Static_assert(TABLES == GOJAX_ALPHAGO_TABLES, "kernels.h's alphago rows");
 
 /* An empty cell is the mover's eye (gojax.features.mover_eyes): every neighbour on the board
  * is a mover's stone, and the opponent holds none of its diagonals when one is off the board,
@@ -670,6 +697,7 @@ void gojax_alphago_planes(int64_t begin, int64_t end, int32_t size, int32_t word
 }
 
 enum { K_LADDERABLE, K_LADDER_MOVES, K_LIBERTIES, K_NOT_SUICIDE, KATAGO_TABLES };
+_Static_assert(KATAGO_TABLES == GOJAX_KATAGO_TABLES, "kernels.h's katago rows");
 
 /* KataGo's ladder features of boards [begin, end) (as gojax.features.ladders._katago):
  * out int16[B, KATAGO_TABLES, P], per point: its stone's chain is ladderable (1 liberty:
@@ -747,6 +775,7 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
 /* ------------------------------------------------------------------ Benson's pass-alive analysis */
 
 enum { B_ALIVE, B_SMALL, B_SAFE_BIG, B_UNSAFE_BIG, BENSON_MARKS };
+_Static_assert(BENSON_MARKS == GOJAX_BENSON_MARKS, "kernels.h's benson marks");
 
 typedef struct {
   int chain[CELLS];  /* pla chain index of a pla stone, -1 elsewhere */

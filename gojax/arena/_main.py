@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=2, help="games (colours alternate; default 2)")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
-    parser.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 3*N*N)")
+    parser.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 2*N*N)")
     parser.add_argument("--seconds-per-move", type=float, default=1.0, help="for gojax engines (default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -59,11 +59,16 @@ def match_main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print(f"gojax-match: --games must be >= 1, got {args.games}", file=sys.stderr)
         return 2
-    config = GoConfig(size=args.size, komi=args.komi, max_moves=args.max_moves or 3 * args.size * args.size)
+    config = GoConfig(size=args.size, komi=args.komi, max_moves=args.max_moves)
     try:
         argvs = [
             engine_argv(
-                text, size=args.size, komi=args.komi, seconds_per_move=args.seconds_per_move, seed=args.seed
+                text,
+                size=args.size,
+                komi=args.komi,
+                seconds_per_move=args.seconds_per_move,
+                seed=args.seed,
+                max_moves=args.max_moves,
             )
             for text in (args.first, args.second)
         ]
@@ -107,7 +112,7 @@ def match_main(argv: list[str] | None = None) -> int:
     summary.update(
         size=args.size,
         komi=args.komi,
-        move_cap=config.max_moves,
+        move_cap=config.move_cap,
         wall_seconds=time.perf_counter() - start,
         commands=[shlex.join(a) for a in argvs],
     )

@@ -54,14 +54,23 @@ _POINTS = {"win": 1.0, "loss": -1.0, "draw": 0.0}
 
 
 def engine_argv(
-    text: str, *, size: int, komi: float, seconds_per_move: float | None = None, seed: int = 0
+    text: str,
+    *,
+    size: int,
+    komi: float,
+    seconds_per_move: float | None = None,
+    seed: int = 0,
+    max_moves: int | None = None,
 ) -> list[str]:
     """The command line of an engine written ``gojax:KIND[:flag=value,...]``, ``gnugo[:L]`` or ``cmd:...``.
 
     ``seconds_per_move`` is given to gojax engines unless their flags set
     ``seconds-per-move`` themselves; ``gojax:mcts:simulations=N`` and
     ``gojax:az:simulations=N`` play ``N`` simulations a move
-    (``--seconds-per-move 0``), not a clock's budget.
+    (``--seconds-per-move 0``), not a clock's budget. ``max_moves`` (the
+    match's move cap, ``None``: gojax's default, which gojax engines share)
+    is given to gojax engines as ``--max-moves``, so they accept every move
+    the referee plays.
 
     Raises:
       ValueError: naming ``text`` and the forms expected.
@@ -78,6 +87,8 @@ def engine_argv(
         player, _, flags = rest.partition(":")
         argv = [sys.executable, "-m", "gojax.gtp", "--size", str(size), "--komi", f"{komi:g}"]
         argv += ["--player", player, "--seed", str(seed), "--name", f"gojax-{player}"]
+        if max_moves is not None:
+            argv += ["--max-moves", str(max_moves)]
         given = []
         for item in filter(None, flags.split(",")):
             flag, equals, value = item.partition("=")

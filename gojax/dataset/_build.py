@@ -24,7 +24,7 @@ import numpy as np
 
 from gojax._core import checks
 from gojax._core.rules import init, legal_action_mask, step
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, MOVE_CAP_PER_POINT, WHITE, GoConfig, KoRule
 from gojax._host.diagram import from_board
 from gojax._host.grid import board_of
 from gojax._host.illegal import why_illegal
@@ -236,7 +236,7 @@ def build_dataset(
         else:
             kept.append(record)
     longest = max(len(record.moves) for record in kept)
-    default_cap = 2 * board_size * board_size
+    default_cap = MOVE_CAP_PER_POINT * board_size * board_size
     config = GoConfig(
         size=board_size, komi=komi, ko_rule=ko_rule, max_moves=None if longest <= default_cap else longest
     )

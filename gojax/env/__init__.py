@@ -27,8 +27,10 @@ half of the games; ``init(None)`` seats player 0 as black); ``make``'s
 default observation is pgx's 17 ``bool`` planes, colour plane included; a
 game that reaches the move cap (``2 * N * N`` moves by default) is scored and
 *terminated*; an illegal action ends the game, -1 for the mover and +1 for the
-other player; a ``step`` on a finished game changes nothing and gives 0
-rewards.
+other player; a ``step`` on a state flagged ``terminated`` or ``truncated``
+changes nothing and gives 0 rewards - also on the new game :func:`auto_reset`
+returns, which still carries the finished game's flags (the wrapper clears
+them before its next step).
 
 **Where gojax's rules differ from pgx's** (the table is in ``docs/env.md``):
 a move that repeats an earlier position (positional superko) is not in the

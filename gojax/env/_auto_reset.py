@@ -23,7 +23,8 @@ def auto_reset(
     game, carrying the finished game's ``terminated``, ``truncated`` and
     ``rewards`` (so the RL loop sees the end and the reward, and the
     observation and legal mask are already those of the new game). The next
-    call clears those flags before stepping. (pgx's own
+    call clears those flags before stepping; a plain ``step`` from that
+    flagged state does nothing, as in pgx (see :meth:`GoEnv.step`). (pgx's own
     ``pgx.experimental.auto_reset`` works on these states too.)
 
     Args:

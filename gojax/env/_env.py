@@ -148,8 +148,14 @@ class GoEnv:
           state: one game.
           action: the action. An illegal one (occupied point, suicide, a ko
             or superko repeat, an index outside ``[0, P]``) ends the game as
-            a loss for the mover, as in pgx. On a finished game nothing
-            changes and the rewards are 0. Whether a move repeats an earlier
+            a loss for the mover, as in pgx. On a finished game - one
+            whose ``terminated`` or ``truncated`` is set, which includes the
+            new game :func:`auto_reset` returns in place of a finished one -
+            nothing changes, as pgx's ``step`` does: the rewards are 0,
+            ``_step_count`` is kept, and every action is legal once
+            ``terminated`` is set (on a state flagged only ``truncated``, by
+            hand, an action its mask forbids loses and terminates it, as in
+            pgx). Whether a move repeats an earlier
             position is read from ``state.legal_action_mask`` (which ``init``
             and ``step`` compute for the state they return), not searched for
             again: see :func:`gojax.step_with_mask`.
@@ -160,7 +166,26 @@ class GoEnv:
         """
         del key
         game, history, black, steps, rewards = self._advance(state, action)
-        return self._wrap(game, history, black, steps, rewards, previous=state.observation)
+        stepped = self._wrap(game, history, black, steps, rewards, previous=state.observation)
+        # pgx: a state flagged terminated or truncated (auto_reset's new game too) stays as it is: rewards 0,
+        # the flags kept, every action legal once terminated (pgx opens the mask on `terminated` alone). An
+        # action its mask forbids still loses there (only a state flagged truncated by hand has such a mask).
+        flagged = state.terminated | state.truncated
+        forfeit = flagged & ~state.legal_action_mask[action]
+        lost = jnp.where(jnp.arange(NUM_PLAYERS) == state.current_player, -1.0, 1.0).astype(jnp.float32)
+        terminated = stepped.terminated | state.terminated | forfeit
+        stepped = stepped.replace(
+            rewards=jnp.where(forfeit, lost, stepped.rewards),
+            terminated=terminated,
+            truncated=stepped.truncated | state.truncated,
+            legal_action_mask=stepped.legal_action_mask | terminated,
+        )
+        if self.observation_spec is not None and self.observation_spec.from_previous is not None:
+            observation = jax.tree.map(
+                lambda old, new: jnp.where(flagged, old, new), state.observation, stepped.observation
+            )
+            stepped = stepped.replace(observation=observation)
+        return stepped
 
     def step_and_reset(self, state: EnvState, action: jax.Array, key: jax.Array | None = None) -> EnvState:
         """:meth:`step`, then a new game in place of one that ended: what :func:`auto_reset` does.
@@ -203,9 +228,14 @@ class GoEnv:
         """``(game, history, black, steps, rewards)`` after ``action`` (see :meth:`step`)."""
         config = self.config
         before = state._game
-        was_over = before.terminated | before.truncated
+        # Over as pgx reads it: the state's own flags (still set on the new game auto_reset returns) or the
+        # game's. Such a game is marked finished for the step, which then changes nothing, and unmarked.
+        flagged = state.terminated | state.truncated
+        was_over = flagged | before.terminated | before.truncated
+        marked = before.replace(terminated=before.terminated | flagged)
         # The mask was computed for this position by the last step (or init): it decides ko and superko.
-        game = step_with_mask(config, before, action, state.legal_action_mask)
+        game = step_with_mask(config, marked, action, state.legal_action_mask)
+        game = game.replace(terminated=jnp.where(flagged, before.terminated, game.terminated))
         history = jax.tree.map(
             lambda old, new: jnp.where(was_over, old, new),
             state._history,

@@ -3,14 +3,16 @@
 :func:`on_cpu` picks, when the computation is lowered, the native kernel on
 the CPU platform and the XLA function on every other (``lax.platform_dependent``),
 so one jitted function serves both; with the kernels not built, or
-``GOJAX_NATIVE=0``, the XLA function runs everywhere. A kernel is a
-``jax.pure_callback`` over the whole batch (``vmap`` adds leading axes to
-its arguments), which :mod:`gojax._native` splits over the CPU cores.
+``GOJAX_NATIVE=0``, the XLA function runs everywhere. A kernel is an XLA FFI
+custom call (``jax.ffi.ffi_call``) of a handler compiled in C
+(``gojax/_native/ffi.c``): XLA calls it directly, without Python, once for
+the whole batch (``vmap`` adds leading axes to its arguments, which the
+handler reads), and the handler splits large batches over XLA's CPU thread
+pool. The targets are registered with XLA on the first trace of a call.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +31,8 @@ def on_cpu(native: Callable[[], Any], xla: Callable[[], Any]):
     """``native()`` on the CPU platform when the kernels are available, else ``xla()``.
 
     Under ``jax.shard_map`` both results are cast to vary along its axes
-    (:func:`gojax._core.loops.varying`): a callback's result varies along none,
-    and the two branches must have one type.
+    (:func:`gojax._core.loops.varying`): a custom call's result varies along
+    none, and the two branches must have one type.
     """
     if not _native.available():
         return xla()
@@ -39,79 +41,40 @@ def on_cpu(native: Callable[[], Any], xla: Callable[[], Any]):
     )
 
 
-def _flat(x: np.ndarray, trailing: int) -> np.ndarray:
-    """``x`` with its leading (batch) axes merged into one."""
-    return np.asarray(x).reshape((-1, *x.shape[x.ndim - trailing :]))
+def _call(target: str, result: jax.ShapeDtypeStruct, args: tuple, vmap_method: str, **attributes):
+    """The FFI custom call ``target`` of ``args`` (its handler registered first)."""
+    if not _native.register():
+        raise RuntimeError("gojax's native kernels are not built (reinstall gojax with a C compiler)")
+    return jax.ffi.ffi_call(target, result, vmap_method=vmap_method)(*args, **attributes)
 
 
-def _tables(host_tables, rows: int, config: GoConfig, state: GoState, *extra) -> jax.Array:
-    """``int16[rows, P]`` of ``host_tables(size, stones, turn, ko_point, *extra)`` (each
-    ``extra`` a per-game scalar) for one game."""
-    size, points = config.size, config.num_points
-
-    def host(stones, turn, ko_point, *extra):
-        batch = stones.shape[:-2]
-        per_game = (x.reshape(-1) for x in (turn, ko_point, *extra))
-        out = host_tables(size, _flat(stones, 2), *per_game)
-        return out.reshape((*batch, rows, points))
-
-    return jax.pure_callback(
-        host,
-        jax.ShapeDtypeStruct((rows, points), jnp.int16),
-        state.stones,
-        state.turn.astype(jnp.int32),
-        state.ko_point.astype(jnp.int32),
-        *(jnp.asarray(x, jnp.int32) for x in extra),
-        vmap_method="broadcast_all",
-    )
+def _mover(state: GoState) -> tuple[jax.Array, jax.Array, jax.Array]:
+    return state.stones, state.turn.astype(jnp.int32), state.ko_point.astype(jnp.int32)
 
 
 def alphago_planes(config: GoConfig, state: GoState, standing: jax.Array, legal: jax.Array, channels: int):
     """``bool[N, N, channels]``: AlphaGo's planes of one game by the kernel (see
     :func:`gojax._native.alphago_planes`); ``standing`` ``uint32[8, W]``, ``legal`` ``bool[N, N]``."""
-    size, points = config.size, config.num_points
-
-    def host(stones, turn, ko_point, standing, legal):
-        batch = stones.shape[:-2]
-        out = _native.alphago_planes(
-            size, _flat(stones, 2), turn.reshape(-1), ko_point.reshape(-1), _flat(standing, 2),
-            np.asarray(legal).reshape(-1, points), channels,
-        )  # fmt: skip
-        return out.reshape((*batch, size, size, channels))
-
-    return jax.pure_callback(
-        host,
-        jax.ShapeDtypeStruct((size, size, channels), jnp.bool_),
-        state.stones,
-        state.turn.astype(jnp.int32),
-        state.ko_point.astype(jnp.int32),
-        standing,
-        legal,
-        vmap_method="broadcast_all",
-    )
+    size = config.size
+    args = (*_mover(state), standing, jnp.asarray(legal, jnp.bool_).reshape(size, size))
+    result = jax.ShapeDtypeStruct((size, size, channels), jnp.bool_)
+    return _call("gojax_ffi_alphago_planes", result, args, "broadcast_all")
 
 
 def katago_tables(config: GoConfig, state: GoState, ladder_moves=True) -> jax.Array:
     """``int16[4, P]``: the rows of :data:`gojax._native.KATAGO_TABLES` for one game; with
     ``ladder_moves`` False (a ``bool`` scalar, traced or not) its ladder-moves row is 0."""
-    rows = len(_native.KATAGO_TABLES)
-    return _tables(_native.katago_tables, rows, config, state, ladder_moves)
+    result = jax.ShapeDtypeStruct((len(_native.KATAGO_TABLES), config.num_points), jnp.int16)
+    args = (*_mover(state), jnp.asarray(ladder_moves, jnp.int32))
+    return _call("gojax_ffi_katago_tables", result, args, "broadcast_all")
 
 
 def benson_tables(config: GoConfig, state: GoState) -> jax.Array:
     """``int16[2, 4, P]``: Benson's marks (:data:`gojax._native.BENSON_MARKS`) of black and
     white for one game."""
-    size, points = config.size, config.num_points
-    shape = (2, len(_native.BENSON_MARKS), points)
-
-    def host(stones):
-        batch = stones.shape[:-2]
-        out = _native.benson_tables(size, _flat(stones, 2), config.suicide)
-        return out.reshape((*batch, *shape))
-
-    return jax.pure_callback(
-        host, jax.ShapeDtypeStruct(shape, jnp.int16), state.stones, vmap_method="broadcast_all"
-    )
+    result = jax.ShapeDtypeStruct((2, len(_native.BENSON_MARKS), config.num_points), jnp.int16)
+    suicide = np.int32(config.suicide)
+    return _call("gojax_ffi_benson_tables", result, (state.stones,), "broadcast_all", suicide=suicide)
 
 
 def ladder_reads(size: int, stones, turn, ko_point, mode, mover_attacks, move, prey, active) -> jax.Array:
@@ -119,39 +82,14 @@ def ladder_reads(size: int, stones, turn, ko_point, mode, mover_attacks, move, p
     arguments, every per-read one ``int32[T]``), made by the native kernel.
 
     Under ``vmap`` the task arrays the same for every game stay unbatched
-    (``expand_dims``); the kernel makes the active reads only.
+    (``expand_dims``: the handler broadcasts them); the kernel makes the active reads only.
     """
-
-    def host(stones, turn, ko_point, mode, mover_attacks, move, prey, active):
-        batch = np.broadcast_shapes(stones.shape[:-2], active.shape[:-1])
-        tasks = active.shape[-1]
-        games = math.prod(batch)
-
-        def per_game(x, trailing):
-            return np.broadcast_to(x, (*batch, *x.shape[x.ndim - trailing :])).reshape(
-                (games, *x.shape[x.ndim - trailing :])
-            )
-
-        flags = per_game(active, 1)
-        game, task = np.nonzero(flags)
-        columns = [per_game(x, 1)[game, task] for x in (mode, mover_attacks, move, prey)]
-        captured = _native.ladder_reads(
-            size, per_game(stones, 2), per_game(turn, 0), per_game(ko_point, 0), game, *columns
-        )
-        out = np.zeros((games, tasks), bool)
-        out[game, task] = captured
-        return out.reshape((*batch, tasks))
-
-    return jax.pure_callback(
-        host,
-        jax.ShapeDtypeStruct(active.shape, jnp.bool_),
+    args = (
         stones,
         jnp.asarray(turn, jnp.int32),
         jnp.asarray(ko_point, jnp.int32),
-        mode,
-        jnp.asarray(mover_attacks, jnp.int32),
-        move,
-        prey,
-        active,
-        vmap_method="expand_dims",
+        *(jnp.asarray(x, jnp.int32) for x in (mode, mover_attacks, move, prey)),
+        jnp.asarray(active, jnp.bool_),
     )
+    result = jax.ShapeDtypeStruct(active.shape, jnp.bool_)
+    return _call("gojax_ffi_ladder_reads", result, args, "expand_dims", size=np.int32(size))

@@ -60,7 +60,8 @@ class GTPEngine:
       rules: the rules at start (a controller's ``boardsize`` and ``komi``
         change the size and komi; the rest stays): ko rule, suicide, and
         ``max_moves``, the move cap after which the engine refuses moves
-        (``None``: ``4 * N * N``, at most 32767, for every board size).
+        (``None``: gojax's default ``2 * N * N`` for every board size,
+        :data:`gojax.MOVE_CAP_PER_POINT`).
       player: the player behind ``genmove`` (:class:`~gojax.gtp.PlayerSpec`).
       options: the engine's behaviour (:class:`~gojax.gtp.EngineOptions`):
         its name, a custom level ladder, warm-up and passing.
@@ -155,8 +156,7 @@ class GTPEngine:
 
     def _config(self, size: int, komi: float) -> GoConfig:
         """The rules of a new game of this size and komi."""
-        cap = self.rules.max_moves if self.rules.max_moves is not None else min(32767, 4 * size * size)
-        return dataclasses.replace(self.rules, size=size, komi=komi, max_moves=cap)
+        return dataclasses.replace(self.rules, size=size, komi=komi)
 
     def _reset_clocks(self) -> None:
         """Fresh clocks for a new game (under the last time settings, if any)."""

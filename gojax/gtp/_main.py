@@ -71,7 +71,7 @@ def _add_rules(rules: argparse._ArgumentGroup) -> None:
     rules.add_argument("--komi", type=float, default=7.5, help="komi at start (default 7.5)")
     rules.add_argument("--ko-rule", choices=("positional", "situational", "simple"), default="positional")
     rules.add_argument("--suicide", action="store_true", help="allow suicide (Tromp-Taylor, New Zealand)")
-    rules.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 4*N*N)")
+    rules.add_argument("--max-moves", type=int, default=None, help="move cap of a game (default 2*N*N)")
 
 
 def _add_player(player: argparse._ArgumentGroup) -> None:

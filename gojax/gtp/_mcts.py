@@ -87,8 +87,14 @@ class TreeSearcher(Searcher):
         self._trees: dict[GoConfig, TreeSearch] = {}
 
     def tree(self, config: GoConfig) -> TreeSearch:
-        """The search of ``config`` (created and compiled on first use; the last two are kept)."""
-        tree = self._trees.get(config)
+        """The search of ``config`` (created and compiled on first use; the last two are kept).
+
+        Kept per komi-free rules: another komi reuses the compiled search
+        (:meth:`gojax.search.TreeSearch.set_komi`, which drops the tree).
+        """
+        tree = self._trees.get(compiled.rules_config(config))
+        if tree is not None:
+            tree.set_komi(config.komi)
         if tree is None:
             start = time.perf_counter()
             tree = TreeSearch(config, self.settings, seed=self.seed, guide=self.guide)
@@ -105,14 +111,14 @@ class TreeSearcher(Searcher):
             )
             while len(self._trees) >= _KEEP:
                 self._trees.pop(next(iter(self._trees)))
-            self._trees[config] = tree
+            self._trees[compiled.rules_config(config)] = tree
         return tree
 
     def compiled(self, config: GoConfig, index: int) -> bool:
         """Whether the safe move (``SAFE``) or the tree search (``0``) is compiled for ``config``."""
         if index == SAFE:
             return super().compiled(config, index)
-        return config in self._trees
+        return compiled.rules_config(config) in self._trees
 
     def estimate(self, config: GoConfig, index: int) -> float | None:
         """The seconds a move takes without a clock (``seconds_per_move``; ``None`` for a playout count)."""

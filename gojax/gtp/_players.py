@@ -37,7 +37,6 @@ by hand, and the level chosen and the cut-off follow that clock alone.
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import logging
 import threading
 import time
@@ -50,6 +49,7 @@ import numpy as np
 
 from gojax import players
 from gojax._core.types import GoConfig, GoState
+from gojax._host.compiled import rules_config
 from gojax.features import observation
 from gojax.gtp._cache import compile_player
 from gojax.gtp._spec import Level, PlayerSpec
@@ -259,54 +259,65 @@ class Searcher:
     def compiled(self, config: GoConfig, index: int) -> bool:
         """Whether level ``index`` is compiled for ``config``."""
         with self._lock:
-            return (config, index) in self._compiled
+            return (rules_config(config), index) in self._compiled
 
     def function(self, config: GoConfig, index: int, state: GoState) -> Callable:
-        """``fn(state, key) -> action`` of a level, compiled (ahead of time) on first use.
+        """``fn(state, key, komi) -> action`` of a level, compiled (ahead of time) on first use.
 
-        Compiled players are shared by every :class:`Searcher` of the process
-        (keyed by the config and the player, when the player is hashable).
+        Komi is data (a ``float32[]`` argument, see :class:`gojax.GoConfig`):
+        one compiled function serves every komi of a board size and rules,
+        so a controller's ``komi`` never recompiles. Compiled players are
+        shared by every :class:`Searcher` of the process (keyed by the
+        komi-free config and the player, when the player is hashable).
         """
+        base = rules_config(config)
         with self._lock:
-            function = self._compiled.get((config, index))
+            function = self._compiled.get((base, index))
         if function is not None:
             return function
         level = self.safe if index == SAFE else self.levels[index]
-        player = level.make(config)
-        plain = functools.partial(player, config)
+        player = level.make(base)
+
+        def with_komi(state: GoState, key: jax.Array, komi: Any) -> jax.Array:  # komi: float32[]
+            return player(base.with_komi(komi), state, key)
+
         if level.jit:
-            try:
-                shared_key = (config, player)
-                hash(shared_key)
-            except TypeError:
-                shared_key = None
-            with _SHARED_LOCK:
-                function = _SHARED.get(shared_key) if shared_key is not None else None
-            if function is None:
-                start = time.perf_counter()
-                function = compile_player(config, player, plain, (state, self.new_key()))
-                log.info(
-                    "compiled %s for %dx%d in %.1f s",
-                    level.label,
-                    config.size,
-                    config.size,
-                    time.perf_counter() - start,
-                )
-                if shared_key is not None:
-                    with _SHARED_LOCK:
-                        _SHARED[shared_key] = function
+            function = self._compiled_level(base, level, player, with_komi, state)
         else:
-            function = plain
+            function = lambda state, key, komi: player(  # noqa: E731
+                base.with_komi(float(komi)), state, key
+            )
         with self._lock:
-            self._compiled[(config, index)] = function
+            self._compiled[(base, index)] = function
         return function
+
+    def _compiled_level(
+        self, base: GoConfig, level: Level, player: Callable, function: Callable, state: GoState
+    ) -> Callable:
+        """``function`` compiled ahead of time, or the one another searcher of the process compiled."""
+        try:
+            shared_key = (base, player)
+            hash(shared_key)
+        except TypeError:
+            shared_key = None
+        with _SHARED_LOCK:
+            compiled_function = _SHARED.get(shared_key) if shared_key is not None else None
+        if compiled_function is None:
+            start = time.perf_counter()
+            compiled_function = compile_player(base, player, function, (state, self.new_key(), np.float32(0)))
+            seconds = time.perf_counter() - start
+            log.info("compiled %s for %dx%d in %.1f s", level.label, base.size, base.size, seconds)
+            if shared_key is not None:
+                with _SHARED_LOCK:
+                    _SHARED[shared_key] = compiled_function
+        return compiled_function
 
     def run(self, config: GoConfig, index: int, state: GoState, key=None) -> tuple[int, float]:
         """``(action, seconds)``: level ``index`` on ``state`` (compiled first if needed; not timed)."""
         function = self.function(config, index, state)
         key = self.new_key() if key is None else key
         start = self.now()
-        action = int(np.asarray(function(state, key)))
+        action = int(np.asarray(function(state, key, np.float32(config.komi))))
         seconds = self.now() - start
         with self._lock:
             first = self._first_time.setdefault((config.size, index), seconds)
@@ -348,12 +359,12 @@ class Searcher:
             log.info("warm-up: %s runs in %.3f s", self.levels[index].label, seconds)
             if max_seconds is not None and seconds > max_seconds:
                 break
-        self._warmed.add(config)
+        self._warmed.add(rules_config(config))
 
     def _prepare_later(self, config: GoConfig, index: int, state: GoState) -> None:
         """Compiles and times level ``index`` in the background (once; one such job at a time)."""
         with self._lock:
-            if (config, index) in self._pending or (config, index) in self._compiled:
+            if (config, index) in self._pending or (rules_config(config), index) in self._compiled:
                 return
             if any(not job.done() for job in self._pending.values()):
                 return
@@ -397,7 +408,7 @@ class Searcher:
         """
         if budget is None and self.seconds_per_move is not None:
             budget = self.seconds_per_move
-            if config not in self._warmed:
+            if rules_config(config) not in self._warmed:
                 self.warm_up(config, state, budget)
         if budget is None:
             action, seconds = self.run(config, 0, state)

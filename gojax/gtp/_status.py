@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gojax import _native, players
+from gojax import players
 from gojax._core import bitboard as bb
 from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
 from gojax._host import compiled
@@ -126,10 +126,7 @@ def ownership(config: GoConfig, starts: GoState, key: jax.Array, playouts: int) 
     owners = jax.vmap(lambda state, keys: jax.vmap(lambda k: one(state, k))(keys))(starts, keys)
     shares = [jnp.mean(owners == colour, axis=1) for colour in (BLACK, WHITE, EMPTY)]
     first = jax.tree.map(lambda x: x[0], starts)
-    # One position: the XLA code, so that the compiled judgement holds no host callback
-    # and the GTP engine's compilation cache can store it.
-    with _native.disabled():
-        alive = pass_alive(config, first).stones.reshape(2, -1)
+    alive = pass_alive(config, first).stones.reshape(2, -1)
     return shares[0], shares[1], shares[2], alive[0] | alive[1]
 
 

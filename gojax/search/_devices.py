@@ -62,7 +62,7 @@ def _shardings(num_devices: int) -> tuple[NamedSharding, NamedSharding]:
     return NamedSharding(mesh, PartitionSpec(AXIS)), NamedSharding(mesh, PartitionSpec())
 
 
-def place(num_devices: int, parents: GoState, actions, key, index):
+def place(num_devices: int, parents: GoState, actions, key, index, komi=0.0):
     """The arguments of :func:`evaluate_on_devices` put on its devices (leaves split, the rest copied).
 
     A compiled call (an executable loaded from disk, say) takes its
@@ -70,8 +70,8 @@ def place(num_devices: int, parents: GoState, actions, key, index):
     """
     split, whole = _shardings(num_devices)
     parents, actions = jax.device_put((parents, actions), split)
-    key, index = jax.device_put((key, np.int32(index)), whole)
-    return parents, actions, key, index
+    key, index, komi = jax.device_put((key, np.int32(index), np.float32(komi)), whole)
+    return parents, actions, key, index, komi
 
 
 def evaluate_on_devices(
@@ -84,6 +84,7 @@ def evaluate_on_devices(
     actions: jax.Array,
     key: jax.Array,
     index: jax.typing.ArrayLike = 0,
+    komi: jax.typing.ArrayLike | None = None,
 ) -> LeafResults:
     """``evaluate_leaves`` with the ``K`` leaves split over the first ``D`` local devices.
 
@@ -96,6 +97,7 @@ def evaluate_on_devices(
       actions: ``int32[K]``.
       key: PRNG key, the same for every device (each folds in its index).
       index: ``int[]``, the batch number.
+      komi: ``float32[]`` komi as data (``None``: the config's).
 
     Returns:
       :class:`~gojax.search._leaves.LeafResults` of the ``K`` leaves, in
@@ -104,11 +106,13 @@ def evaluate_on_devices(
     mesh = _mesh(num_devices)
     split, whole = PartitionSpec(AXIS), PartitionSpec()
 
-    def share(parents, actions, key, index):
+    komi = config.komi if komi is None else komi
+
+    def share(parents, actions, key, index, komi):
         key = jax.random.fold_in(key, jax.lax.axis_index(AXIS))
         sizes = (playout_moves, playouts_per_leaf)
-        return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index)
+        return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index, komi)
 
     # No collectives: each device's loops carry its own values.
-    run = jax.shard_map(share, mesh=mesh, in_specs=(split, split, whole, whole), out_specs=split)
-    return run(parents, actions, key, jnp.asarray(index, jnp.int32))
+    run = jax.shard_map(share, mesh=mesh, in_specs=(split, split, whole, whole, whole), out_specs=split)
+    return run(parents, actions, key, jnp.asarray(index, jnp.int32), jnp.asarray(komi, jnp.float32))

@@ -64,6 +64,7 @@ def evaluate_leaves(
     actions: jax.Array,
     key: jax.Array,
     index: jax.typing.ArrayLike = 0,
+    komi: jax.typing.ArrayLike | None = None,
     *,
     shrink: int = 4,
 ) -> LeafResults:
@@ -79,12 +80,16 @@ def evaluate_leaves(
         evaluate the parent itself.
       key: PRNG key.
       index: ``int[]``, folded into ``key`` (the batch number of a search).
+      komi: ``float32[]`` komi as data, replacing ``config.komi`` (``None``:
+        the config's); a compiled search then serves every komi.
       shrink: how the light kernel's loop narrows its tail: speed only.
 
     Returns:
       :class:`LeafResults`.
     """
     key = jax.random.fold_in(key, index)
+    if komi is not None:
+        config = config.with_komi(jnp.asarray(komi, jnp.float32))
 
     def expand(parent: GoState, action: jax.Array):
         child = step(config, parent, jnp.maximum(action, 0))

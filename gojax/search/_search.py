@@ -124,14 +124,14 @@ class TreeSearch:
         # One compiled function per distinct (rules, policy, sizes), shared by every search in the process.
         self.devices = device_count(settings.leaves_per_batch, devices, len(jax.local_devices()))
         """``D``: the local devices each batch's leaves are split over."""
+        # Compiled for the komi-free rules, komi an argument: one compile serves every komi (set_komi).
+        base = compiled.rules_config(config)
         if self.devices == 1:
-            self._evaluate = compiled.jitted(evaluate_leaves, config, policy, moves, per_leaf)
+            self._evaluate = compiled.jitted(evaluate_leaves, base, policy, moves, per_leaf)
         else:
-            self._evaluate = compiled.jitted(
-                evaluate_on_devices, config, policy, moves, per_leaf, self.devices
-            )
+            self._evaluate = compiled.jitted(evaluate_on_devices, base, policy, moves, per_leaf, self.devices)
         self._legal = compiled.rules(config).legal
-        self._priors = compiled.jitted(point_priors, config)
+        self._priors = compiled.jitted(point_priors, base)
         # A host tool compiles what it runs; one compiled guide per search (it closes over its network).
         self._guide = None
         if guide is not None:
@@ -147,10 +147,25 @@ class TreeSearch:
         self._ownership_count = 0
 
     def _place(self, parents: GoState, actions: np.ndarray, key: jax.Array, index: np.int32) -> tuple:
-        """The leaf batch's arguments, split over the devices when there are several."""
+        """The leaf batch's arguments (komi last), split over the devices when there are several."""
+        komi = np.float32(self.config.komi)
         if self.devices == 1:
-            return parents, actions, key, index
-        return place(self.devices, parents, actions, key, index)
+            return parents, actions, key, index, komi
+        return place(self.devices, parents, actions, key, index, komi)
+
+    def set_komi(self, komi: float) -> None:
+        """Plays on with another komi: nothing is compiled again; the tree (its results) is dropped.
+
+        Raises:
+          ValueError: ``komi`` is not a finite number.
+        """
+        komi = checks.number(komi, "TreeSearch.set_komi komi")
+        if komi == self.config.komi:
+            return
+        self.config = self.config.with_komi(komi)
+        self._tree = None
+        self._ownership[:] = 0.0
+        self._ownership_count = 0
 
     # -- roots ------------------------------------------------------------------------------------
 

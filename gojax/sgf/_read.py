@@ -22,7 +22,7 @@ from warnings import warn
 
 import numpy as np
 
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, KoRule
+from gojax._core.types import BLACK, EMPTY, MOVE_CAP_PER_POINT, WHITE, GoConfig, KoRule
 from gojax.sgf._parse import MAX_SGF_BYTES, Node, SGFError, SGFWarning, decode_text, parse_collection
 from gojax.sgf._points import board_size, move_action, setup_points
 from gojax.sgf._record import GameRecord
@@ -158,7 +158,7 @@ def game_fields(
         komi=komi,
         ko_rule=typing.cast(KoRule, ko_rule or rules_ko or "positional"),
         suicide=suicide if suicide is not None else False,
-        max_moves=min(len(moves), 32767) if len(moves) > 2 * size * size else None,
+        max_moves=min(len(moves), 32767) if len(moves) > MOVE_CAP_PER_POINT * size * size else None,
     )
     return dict(
         config=config,

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from gojax._core import bitboard as bb
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._core.guards import check_board
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
 from gojax._host.atomic import atomic_write, atomic_write_bytes
 from gojax._host.grid import decode
 from gojax._host.vertices import COLUMNS
@@ -62,7 +63,9 @@ def _board_array(config: GoConfig, state) -> np.ndarray:
     stones = getattr(state, "stones", None)
     if stones is not None:
         words = np.asarray(stones)
-        if words.shape != (2, bb.num_words(size)):
+        if words.ndim == 2 and isinstance(state, GoState):
+            check_board(config, state, "gojax.board_svg")  # the rule functions' error for another board
+        elif words.shape != (2, bb.num_words(size)):
             raise ValueError(f"board_svg takes one game of {size}x{size}; got stones of shape {words.shape}")
         return decode(words, size)
     grid = np.asarray(state)

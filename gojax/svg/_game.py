@@ -34,7 +34,8 @@ import numpy as np
 
 from gojax._core import bitboard as bb
 from gojax._core import checks
-from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig
+from gojax._core.guards import check_board
+from gojax._core.types import BLACK, EMPTY, WHITE, GoConfig, GoState
 from gojax._host.atomic import atomic_write
 from gojax._host.diagram import render_board
 from gojax._host.grid import decode
@@ -282,6 +283,9 @@ def game_view(
 
 def _from_states(config: GoConfig, states, title, start, cell) -> GameView:
     stones = np.asarray(states.stones)
+    if stones.ndim == 3 and stones.shape[0] and isinstance(states, GoState):
+        first = jax.tree.map(lambda field: np.asarray(field)[0], states)
+        check_board(config, first, "gojax.svg.game_view")  # the rule functions' error for another board
     if stones.ndim != 3 or stones.shape[1:] != (2, bb.num_words(config.size)):
         raise ValueError(
             f"states must be batched [T + 1] GoStates of a {config.size}x{config.size} game; "

@@ -46,7 +46,12 @@ import sys
 from gojax._host.cpu_devices import default_host_devices, split_host_cpu
 from gojax.alphazero import initialize_distributed
 from gojax.training.config import TrainConfig
-from gojax.training.distributed import report_failure, same_settings_everywhere, watch_processes
+from gojax.training.distributed import (
+    gather_json,
+    report_failure,
+    same_settings_everywhere,
+    watch_processes,
+)
 from gojax.training.flags import add_arguments, given_fields
 from gojax.training.launch import run_local_processes, share_of_cores
 from gojax.training.loop import train
@@ -178,16 +183,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.local_processes is not None:
             return _launch(args, argv, config)
         count = host_devices(args, config)
-        if count is not None:  # read when JAX starts its backends, which nothing has done yet
-            split_host_cpu(count)
     except (TypeError, ValueError) as error:
         print(f"gojax-train: {error}", file=sys.stderr)
         return 2
     if _distributed(args):
+        # Before JAX starts its backends (initialize_distributed); --resume is checked there, by every
+        # process together.
+        if count is not None:
+            split_host_cpu(count)
         return _train_together(args, config)
     if args.resume and (problem := _not_resumable(config.run_dir)):
         print(f"gojax-train: --resume: {problem}", file=sys.stderr)
         return 2
+    if count is not None:  # read when JAX starts its backends, which nothing has done yet
+        split_host_cpu(count)
     train(config, resume=args.resume)
     return 0
 
@@ -211,9 +220,13 @@ def _train_together(args: argparse.Namespace, config: TrainConfig) -> int:
         print(f"gojax-train: process {me}: {error}", file=sys.stderr, flush=True)
         return 2
     watch_processes()
-    if args.resume and (problem := _not_resumable(config.run_dir)):
-        print(f"gojax-train: process {me}: --resume: {problem}", file=sys.stderr)
-        return 2
+    if args.resume:
+        # Every process looks (the run folder may not be shared); all refuse if one does.
+        problems = gather_json(_not_resumable(config.run_dir))
+        if any(problems):
+            where = "; ".join(f"process {p}: {problem}" for p, problem in enumerate(problems) if problem)
+            print(f"gojax-train: process {me}: --resume: {where}", file=sys.stderr, flush=True)
+            return 2
     try:
         train(config.replace(progress=config.progress and jax.process_index() == 0), resume=args.resume)
     except Exception as error:
