@@ -3,12 +3,14 @@
 In-process: the replay buffer's rings (one per self-play game) against the
 one-ring buffer, the sampling groups, the network checksum, the collective
 byte count, the launcher's arguments. In subprocesses, on one CPU device per
-process: ``gojax-train --local-processes 2`` trains a few iterations (both
-processes play, their networks agree bit for bit after every step, one
-checkpoint is written by both), ``--resume`` on one process continues it,
-and a fresh one-process run computes the same games and, to rounding, the
-same network; a process killed mid-run stops the other within 60 s, naming
-it; processes started with different settings are refused.
+process: ``gojax-train --local-processes 2`` trains three iterations once
+for the module (the fixture ``two``: both processes play, their networks
+agree bit for bit after every step, one checkpoint is written by both),
+``--resume`` on one process continues it, and a fresh one-process run
+computes the same games and, to rounding, the same network; two processes
+started with ``--coordinator``/``--num-processes``/``--process-id``: one
+killed once the run has started stops the other within 60 s, naming it;
+started with different settings, both refuse to run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import dataclasses
 import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -238,46 +241,75 @@ def _run(args: list[str], env: dict[str, str], timeout: float = 600) -> subproce
     return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
-def test_two_processes_train_together_and_resume_on_one(tmp_path, env):
-    run_dir, alone = tmp_path / "two", tmp_path / "one"
-    three = [*FLAGS, "--max-iterations", "3"]
-    two = _run([*TRAIN, *three, "--run-dir", str(run_dir), "--local-processes", "2"], env)
-    assert two.returncode == 0, two.stdout[-3000:] + two.stderr[-3000:]
-    assert "the devices exchange" in two.stdout
+THREE = [*FLAGS, "--max-iterations", "3"]
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory, env) -> tuple[Path, str]:
+    """``gojax-train --local-processes 2``, three iterations: the run the tests below read (once a module).
+
+    Returns:
+      ``(run_dir, output)``.
+    """
+    run_dir = tmp_path_factory.mktemp("two") / "run"
+    result = _run([*TRAIN, *THREE, "--run-dir", str(run_dir), "--local-processes", "2"], env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return run_dir, result.stdout
+
+
+def test_both_processes_play_and_their_networks_agree_after_every_step(two):
+    run_dir, output = two
+    assert "2 process(es), 2 device(s): the devices exchange" in output
     # Both processes played: rows of their own games are ready; their networks agreed after every step.
     logs = _process_logs(run_dir)
     assert [len(log) for log in logs] == [3, 3]
+    assert logs[0][0]["pid"] != logs[1][0]["pid"]
     for log in logs:
+        assert log[-1]["local_devices"] == 1
         assert log[-1]["positions_written"] == 3 * 4 * SETTINGS["batch"] // 2
         assert log[-1]["positions_ready"] > 0
     steps = [[c for record in log for c in record["checksums"]] for log in logs]
     assert len(steps[0]) == logs[0][-1]["train_steps"] > 0 and steps[0] == steps[1]
     assert len(set(steps[0])) == len(steps[0])  # every step changed the network
-    # One checkpoint, written by both together (the final one: --checkpoint-every 100).
-    checkpoints = run_dir / "checkpoints"
-    assert _steps(checkpoints) == [3]
-    assert not [p for p in checkpoints.iterdir() if "tmp" in p.name]
-    arrays, meta = _checkpoint(checkpoints, 3)
-    assert meta["counters"]["iteration"] == 3 and meta["counters"]["train_steps"] == len(steps[0])
+    # A training step all-reduces at least the gradient: as many float32 numbers as parameters.
     with open(run_dir / "metrics.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    # A training step all-reduces at least the gradient: as many float32 numbers as parameters.
-    params_bytes = sum(v.nbytes for _, v in _params(arrays))
+    params_bytes = sum(v.nbytes for _, v in _params(_checkpoint(run_dir / "checkpoints", 3)[0]))
     assert int(rows[-1]["exchanged_per_train_step_bytes"]) >= params_bytes > 0
-    assert az.load_checkpoint(run_dir / "network")[2]["train_steps"] == len(steps[0])
+    assert int(rows[-1]["exchanged_per_selfplay_bytes"]) < 1000  # the game counts, not the games
 
-    # One process resumes the two processes' checkpoint and continues it.
+
+def test_the_processes_write_one_checkpoint_together(two):
+    run_dir, _ = two
+    train_steps = _process_logs(run_dir)[0][-1]["train_steps"]
+    checkpoints = run_dir / "checkpoints"
+    assert _steps(checkpoints) == [3]  # the final one (--checkpoint-every 100)
+    assert not [p for p in checkpoints.iterdir() if "tmp" in p.name]
+    _, meta = _checkpoint(checkpoints, 3)
+    assert meta["counters"]["iteration"] == 3 and meta["counters"]["train_steps"] == train_steps
+    assert meta["counters"]["positions"] == 3 * 4 * SETTINGS["batch"]
+    assert az.load_checkpoint(run_dir / "network")[2]["train_steps"] == train_steps
+
+
+def test_one_process_resumes_the_checkpoint_of_two(two, tmp_path, env):
+    run_dir = tmp_path / "two"
+    shutil.copytree(two[0], run_dir)  # the module's run stays as it was
+    arrays, _ = _checkpoint(run_dir / "checkpoints", 3)
     resume = ["--run-dir", str(run_dir), "--resume", "--max-iterations", "4", "--host-devices", "1"]
     more = _run([*TRAIN, *resume], env)
     assert more.returncode == 0, more.stderr[-3000:]
     resumed = json.loads((run_dir / "resume_log.jsonl").read_text().splitlines()[-1])
     params = sum(float(np.abs(v.astype(np.float64)).sum()) for k, v in _params(arrays))
     assert resumed["resumed_from"] == 3 and resumed["params_abs_sum"] == params
-    assert _steps(checkpoints)[-1] == 4
-    assert _checkpoint(checkpoints, 4)[1]["counters"]["positions"] == 4 * 4 * SETTINGS["batch"]
+    assert _steps(run_dir / "checkpoints")[-1] == 4
+    assert _checkpoint(run_dir / "checkpoints", 4)[1]["counters"]["positions"] == 4 * 4 * SETTINGS["batch"]
 
-    # One process from the start computes the same games and, to rounding, the same network.
-    one = _run([*TRAIN, *three, "--run-dir", str(alone), "--host-devices", "1"], env)
+
+def test_one_process_computes_what_two_did(two, tmp_path, env):
+    """The same games and, to rounding, the same network."""
+    arrays, _ = _checkpoint(two[0] / "checkpoints", 3)
+    alone = tmp_path / "one"
+    one = _run([*TRAIN, *THREE, "--run-dir", str(alone), "--host-devices", "1"], env)
     assert one.returncode == 0, one.stderr[-3000:]
     single, _ = _checkpoint(alone / "checkpoints", 3)
     assert sorted(single) == sorted(arrays)
@@ -309,12 +341,14 @@ def test_a_killed_process_stops_the_other_naming_it(tmp_path, env):
     args = [*FLAGS, "--minutes", "60", "--run-dir", str(run_dir)]
     processes = _start([args, args], env, launch.free_port())
     try:
-        log = run_dir / "processes" / "1.jsonl"
+        # Process 0 writes config.json once the run is built (both processes are watching each
+        # other by then), and goes on to compile and play its first iteration.
+        started = run_dir / "config.json"
         deadline = time.monotonic() + 600
-        while not (log.exists() and len(log.read_text().splitlines()) >= 2):
+        while not started.exists():
             assert all(p.poll() is None for p in processes), processes[0].communicate()[0][-3000:]
-            assert time.monotonic() < deadline, "no iteration within the deadline"
-            time.sleep(0.2)
+            assert time.monotonic() < deadline, "the run did not start within the deadline"
+            time.sleep(0.1)
         processes[1].send_signal(signal.SIGKILL)
         killed = time.monotonic()
         out, _ = processes[0].communicate(timeout=60)

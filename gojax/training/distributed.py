@@ -24,6 +24,7 @@ module holds what a run of several processes adds to one of a single process:
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -197,6 +198,8 @@ def _gone(pid: int) -> bool:
 
 _NEIGHBOURS: dict[int, int] = {}
 """The other processes of the run on this machine: process index -> operating-system pid."""
+_DONE = threading.Event()
+"""Set when this process exits: the watcher stops."""
 
 
 def watch_processes(interval: float = 0.5) -> dict[int, int]:
@@ -206,8 +209,9 @@ def watch_processes(interval: float = 0.5) -> dict[int, int]:
     A daemon thread looks at the others of this machine every ``interval``
     seconds; when one has ended it prints ``gojax-train: process I: process
     J of N (pid P) stopped; stopping`` and ends this process (status 1),
-    whatever it is doing. Processes on other machines are JAX's to watch
-    (its coordination service's heartbeats; :func:`report_failure`).
+    whatever it is doing, until this process itself exits. Processes on
+    other machines are JAX's to watch (its coordination service's
+    heartbeats; :func:`report_failure`).
 
     Returns:
       ``{process index: pid}`` of the other processes of this machine.
@@ -218,6 +222,10 @@ def watch_processes(interval: float = 0.5) -> dict[int, int]:
     _NEIGHBOURS.clear()
     _NEIGHBOURS.update({p: pid for p, (machine, pid) in enumerate(where) if machine == here and p != me})
     if _NEIGHBOURS:
+        # Stopped when this process exits (before JAX's shutdown, which waits for every process):
+        # processes that end together are not taken for processes that died.
+        _DONE.clear()
+        atexit.register(_DONE.set)
         threading.Thread(target=_watch, args=(dict(_NEIGHBOURS), interval), daemon=True).start()
     return dict(_NEIGHBOURS)
 
@@ -228,9 +236,9 @@ def _name(process: int, count: int) -> str:
 
 
 def _watch(neighbours: dict[int, int], interval: float) -> None:
-    while True:
+    while not _DONE.is_set():
         gone = [p for p, pid in neighbours.items() if _gone(pid)]
-        if gone:
+        if gone and not _DONE.is_set():
             me, count = jax.process_index(), jax.process_count()
             names = ", ".join(_name(p, count) for p in gone)
             print(

@@ -23,7 +23,9 @@ checkpoints, not the evaluation games (their time is reported apart). A run
 resumed with ``resume=True`` continues the budget, the counters, the replay
 buffer, the running self-play games and the PRNG key of its latest
 checkpoint; with the same settings it computes what the uninterrupted run
-would have (the times of evaluations and checkpoints aside).
+would have (the times of evaluations and checkpoints aside). In a run of
+several processes, process 0's clock decides for all when to save and when
+the budget is spent.
 
 Files under ``run_dir``: ``config.json``, ``checkpoints/<iteration>/`` and
 ``network/`` (:class:`gojax.training.RunCheckpoints`), ``metrics.csv``,
@@ -83,7 +85,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             return True
         return counters.elapsed >= budget
 
-    while not done():
+    stop = _agreed(done())[0]
+    while not stop:
         row = run.iteration()
         if bar is not None:
             _show_progress(bar, counters, row)
@@ -97,7 +100,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         if cfg.gnugo_every > 0 and counters.elapsed - last_gnugo >= cfg.gnugo_every * 60 and single:
             _gnugo_rung(run, bar.write if bar is not None else print)
             last_gnugo = counters.elapsed
-        if time.monotonic() - last_save >= cfg.checkpoint_every * 60:
+        save, stop = _agreed(time.monotonic() - last_save >= cfg.checkpoint_every * 60, done())
+        if save:
             run.save()
             last_save = time.monotonic()
     if bar is not None:
@@ -110,6 +114,22 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     summary = _finish(run, title, sgf_count, single, network_dir)
     run.close()
     return summary
+
+
+def _agreed(*decisions: bool) -> tuple[bool, ...]:
+    """Process 0's ``decisions``, in every process (each must call it; a broadcast when there are several).
+
+    The clock-driven decisions of the loop - stop at the time budget, save a
+    checkpoint - are taken on each process's own clock; the processes must take
+    them together (a checkpoint is written by all, and every iteration is
+    collective), so all follow process 0.
+    """
+    if jax.process_count() == 1:
+        return decisions
+    from jax.experimental import multihost_utils
+
+    values = multihost_utils.broadcast_one_to_all(np.array(decisions, np.bool_))
+    return tuple(bool(v) for v in np.asarray(values))
 
 
 def _traffic_line(run: TrainingRun) -> str:

@@ -337,12 +337,14 @@ class TrainingRun:
         }
 
     def _log_process(self, checksums: np.ndarray) -> None:
-        """One line in ``run_dir/processes/<process>.jsonl``: the rows this process's rings hold (written
-        and ready: from games that ended) and its network's checksum after each step of the iteration."""
+        """One line in ``run_dir/processes/<process>.jsonl``: its operating-system pid, the rows this
+        process's rings hold (written and ready: from games that ended) and its network's checksum after
+        each step of the iteration."""
         buffer = self.state.buffer
         local = lambda x: int(sum(np.asarray(s.data).sum() for s in x.addressable_shards))  # noqa: E731
         record = {
             "process": jax.process_index(),
+            "pid": os.getpid(),
             "iteration": self.counters.iteration,
             "train_steps": self.counters.train_steps,
             "local_devices": len(self.mesh.local_devices),
