@@ -397,7 +397,8 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
         seconds = int(r["seconds"])
         name = "whole suite" if tier == "all" else f"`-m {tier}`"
         lines.append(
-            f"| {name} | {r['tests']} | {seconds // 60} min {seconds % 60:02d} s | {r['cache']} "
+            f"| {name} | {r['tests']}{f' ({failed} failed)' if (failed := int(r['failed'])) else ''} "
+            f"| {seconds // 60} min {seconds % 60:02d} s | {r['cache']} "
             f"| {r['load_before']}-{r['load_after']} |"
         )
     lines.append("")

@@ -2,10 +2,14 @@
 
 The notebook is committed **with** its outputs, so its boards show on a code
 host. The stored outputs must hold no error and no path of the machine that
-ran it; every code cell must have run, in order. The suite executes the
-notebook again (a python3 kernel on this interpreter; its first cell installs
-gojax only where it is missing) and checks the fresh outputs, and that they
-have the same kinds of output, cell by cell, as the stored ones.
+ran it; every code cell must have run, in order. The notebook reads nothing
+outside the repository: its game records are the ones that ship with gojax
+(``gojax.sgf.example_games()``), so a clone, a pip install and Colab produce
+what is stored. The suite executes the notebook again (a python3 kernel on
+this interpreter; its first cell installs gojax only where it is missing) and
+checks the fresh outputs: the same kinds of output, cell by cell, as the
+stored ones, and the same text where a cell reads the game records (the game,
+the dataset).
 
 To refresh the stored outputs after changing the notebook::
 
@@ -14,10 +18,13 @@ To refresh the stored outputs after changing the notebook::
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+import gojax
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -62,6 +69,17 @@ def test_notebook_is_stored_with_its_outputs():
     assert sum("image/svg+xml" in o.get("data", {}) for o in outputs) >= 3
 
 
+def test_notebook_reads_nothing_outside_the_repository():
+    """No cell names a folder beside the checkout (``../shared``, a parent of the working directory)."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        assert "shared" not in cell.source, cell.source[:200]
+        assert not re.search(
+            r"\.\./|\.parents?\b|Path\.(cwd|home)|expanduser|/work/|/home/|/tmp/", cell.source
+        ), cell.source[:200]
+    assert any("gojax.sgf.example_games()" in cell.source for cell in _code(nb))
+
+
 @pytest.fixture(scope="module")
 def executed():
     return execute(nbformat.read(NOTEBOOK, as_version=4))
@@ -89,10 +107,23 @@ def test_every_cell_runs_and_shows_something(executed):
     assert "observation (256, 5, 5, 17) bool" in text and "games finished" in text
 
 
+def _text(cell) -> str:
+    return "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+
+
 def test_stored_outputs_are_those_of_the_current_cells(executed):
     stored = _code(nbformat.read(NOTEBOOK, as_version=4))
     fresh = _code(executed)
     assert [_kinds(cell) for cell in stored] == [_kinds(cell) for cell in fresh]
+    # The cells that read the shipped game records print the same text as stored: what a clone prints.
+    records = [
+        i for i, cell in enumerate(stored) if "GameRecord(" in _text(cell) or "MoveDataset(" in _text(cell)
+    ]
+    assert len(records) == 2, "the game and the dataset cells"
+    for i in records:
+        assert _text(fresh[i]) == _text(stored[i]), stored[i].source[:200]
+    games = len(gojax.sgf.example_games())
+    assert f"MoveDataset(9x9, games={games}, " in _text(stored[records[1]]), "not every shipped game read"
 
 
 if __name__ == "__main__":

@@ -135,6 +135,9 @@ def test_wheel_metadata_and_files(installed):
     assert "gojax/py.typed" in names and any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not [n for n in names if n.startswith(("tests/", "experiments/", "docs/"))]
     assert {"gojax/_core/rules.py", "gojax/dataset/selfplay.py", "gojax/svg/_png.py"} <= set(names)
+    # gojax.sgf.example_games(): the records ship as package data (the folder's README does not).
+    shipped = sorted(n for n in names if n.startswith("gojax/sgf/data/"))
+    assert shipped == [f"gojax/sgf/data/game_{i:03d}.sgf" for i in range(5)]
     # The feature planes' native CPU kernels, compiled by the build (a C compiler is here).
     assert [n for n in names if re.fullmatch(r"gojax/_native/_kernels[^/]*\.so", n)], "no native kernels"
     assert metadata["License-Expression"] == "Apache-2.0"
@@ -155,6 +158,15 @@ def test_console_scripts_run_from_the_fresh_environment(installed, tmp_path):
     assert Path(where.stdout.strip()).is_relative_to(python.parent.parent), (
         "gojax not imported from the wheel"
     )
+    games = _python(
+        "import gojax; paths = gojax.sgf.example_games(); print(paths[0].parent);"
+        " print(sum(len(gojax.read_sgf(p).moves) for p in paths))",
+        cwd=tmp_path,
+        python=str(python),
+    )
+    assert games.returncode == 0, games.stderr
+    folder, moves = games.stdout.split()
+    assert Path(folder).is_relative_to(python.parent.parent) and moves == "435", games.stdout
     for script in RUN_HELP:
         run = subprocess.run(
             [python.parent / script, "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=300

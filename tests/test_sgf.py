@@ -239,6 +239,38 @@ def _index(states, t):
 
 
 @needs_data
+def test_example_games_ship_and_replay_to_their_result():
+    """``sgf.example_games()``: the 9x9 records of gojax against GNU Go shipped as package data.
+
+    Each reads as sgfmill reads it, replays to sgfmill's final board, and its
+    result (gojax's Tromp-Taylor score after two passes) is the replay's.
+    """
+    paths = sgf.example_games()
+    assert [p.name for p in paths] == [f"game_{i:03d}.sgf" for i in range(5)]
+    assert sum(p.stat().st_size for p in paths) < 8_000  # small: they ship in the wheel
+    for path in paths:
+        record = sgf.read_sgf(path)
+        assert record.config.size == 9 and record.config.komi == 7.5 and record.config.ko_rule == "positional"
+        assert record.metadata["AP"].startswith("gojax:") and "gnugo:1" in (
+            record.metadata["PB"],
+            record.metadata["PW"],
+        )
+        game = sgfmill_sgf.Sgf_game.from_bytes(path.read_bytes())
+        board = sgfmill_boards.Board(9)
+        moves = []
+        for node in game.get_main_sequence():
+            colour, point = node.get_move()
+            if colour is not None:
+                moves.append((_STONE[colour], _action(9, point)))
+                if point is not None:
+                    board.play(point[0], point[1], colour)
+        assert moves == record.moves and [action for _, action in moves[-2:]] == [81, 81], path.name
+        final = record.replay()
+        assert bool(final.terminated), path.name  # two passes
+        np.testing.assert_array_equal(_board_of(final, 9), sgfmill_grid(board))
+        assert sgf.result_string(record.config, final) == record.result == game.get_root().get("RE")
+
+
 def test_fox_komi_is_converted_only_when_asked():
     by_km = {}
     for name, record in _records().items():

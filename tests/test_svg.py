@@ -110,9 +110,40 @@ def test_heatmap_policy_with_pass(state):
     assert len(cells) == 3  # zero cells are not shaded
     fills = {(c.get("x"), c.get("y")): c.get("fill") for c in cells}
     assert fills[("22.4", "22.4")] == "#bd0026"  # the maximum: the ramp's dark red end (189, 0, 38)
-    assert [t.text for t in _with_class(root, "text", "pass-value")] == ["pass: 0.2"]
+    assert [t.text for t in _with_class(root, "text", "pass-value")] == ["pass: 20%"]  # the board's unit
     labels = [t.text for t in _with_class(root, "text", "heat-label")]
     assert labels == ["50", "5", "25"]  # percentages, in point order
+
+
+def test_ring_on_a_shaded_point_reads_on_its_colour(state):
+    """The move a search plays, ringed on the darkest cell: white, and round the label."""
+    policy = np.zeros(82)
+    policy[[0, 5]] = [0.6, 0.1]  # A9 (the maximum: dark red), F9 (light)
+    for action, ink, radius in ((0, "#ffffff", "11.8"), (5, "#2b2b2b", "11.8")):
+        root = _parse(svg.board_svg(CONFIG, state, heatmap=policy, heatmap_labels=True, last_move=action))
+        (ring,) = _with_class(root, "circle", "last-move")
+        assert (ring.get("stroke"), ring.get("r")) == (ink, radius)
+    (ring,) = _with_class(
+        _parse(svg.board_svg(CONFIG, state, heatmap=policy, last_move=0)), "circle", "last-move"
+    )
+    assert (ring.get("stroke"), ring.get("r")) == ("#ffffff", "6.2")  # no label: the small ring
+    (ring,) = _with_class(_parse(svg.board_svg(CONFIG, state, last_move=0)), "circle", "last-move")
+    assert (ring.get("stroke"), ring.get("r")) == ("#c0392b", "6.2")  # no heatmap: red, as before
+
+
+def test_heatmap_labels_are_in_one_unit(state):
+    """Percentages only when every value, pass included, is in [0, 1]; else every value as it is."""
+    values = np.zeros(82)
+    values[[0, 10]] = [0.5, 3.0]
+    values[81] = 0.25
+    root = _parse(svg.board_svg(CONFIG, state, heatmap=values, heatmap_labels=True))
+    assert [t.text for t in _with_class(root, "text", "heat-label")] == ["0.5", "3"]
+    assert [t.text for t in _with_class(root, "text", "pass-value")] == ["pass: 0.25"]
+    assert [c.find(f"{NS}title").text for c in _with_class(root, "rect", "heat")] == ["0.5", "3"]
+    values[[10, 81]] = [0.25, 1.5]  # the pass value alone is out of [0, 1]
+    root = _parse(svg.board_svg(CONFIG, state, heatmap=values, heatmap_labels=True))
+    assert [t.text for t in _with_class(root, "text", "heat-label")] == ["0.5", "0.25"]
+    assert [t.text for t in _with_class(root, "text", "pass-value")] == ["pass: 1.5"]
 
 
 def test_heatmap_plane_with_negative_values_is_diverging(state):

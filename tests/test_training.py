@@ -99,13 +99,15 @@ def selfplay_games(network):
     actor = az.selfplay_init(CONFIG, BATCH)
     buffer = az.replay_init(BATCH * CONFIG.move_cap * 4, 5, CHANNELS.num_channels)  # no wrap-around
     rows = [[] for _ in range(BATCH)]
-    games, pending_ready = [], []
+    games, pending_ready, searched = [], [], []
     key = jax.random.PRNGKey(7)
     for move in range(3 * CONFIG.move_cap):
         position = int(buffer.position)
         ply = np.asarray(actor.games.move_number)
         actor, buffer, _ = play(variables, actor, buffer, jax.random.fold_in(key, move))
         host = jax.device_get(actor)
+        written = np.asarray(buffer.value[position : position + BATCH])
+        searched.append(written[~np.asarray(buffer.ready[position : position + BATCH])])
         for b in range(BATCH):
             rows[b].append(position + b)
             if int(host.games.move_number[b]) == 0:  # the game in slot b ended and was reset
@@ -115,7 +117,7 @@ def selfplay_games(network):
                 rows[b] = []
         ready = np.asarray(buffer.ready)
         pending_ready += [bool(ready[r]) for slot in rows for r in slot]
-    return games, jax.device_get(buffer), pending_ready
+    return games, jax.device_get(buffer), pending_ready, np.concatenate(searched)
 
 
 @pytest.fixture(scope="module")
@@ -177,12 +179,32 @@ def test_replay_samples_only_finished_rows():
         az.check_capacity(100, 4, 32)
 
 
+def test_value_targets_blend_the_outcome_with_the_stored_root_values():
+    buf = az.replay_init(8, 2, 1, dtype=jnp.float32)
+    policy = jnp.tile(jnp.eye(5)[None, 4], (3, 1))
+    root = jnp.asarray([0.5, -0.25, 0.75])
+    buf, rows = az.replay_write(buf, jnp.zeros((3, 2, 2, 1)), policy, root_value=root)
+    assert np.asarray(buf.value[:3]).tolist() == [0.5, -0.25, 0.75] and not np.any(buf.ready)
+    z = jnp.asarray([1.0, 1.0, -1.0])
+    blended = az.replay_finish(buf, rows, z, jnp.asarray([True, True, False]), root_weight=0.25)
+    # (1 - w) z + w v for the finished rows; the third keeps its root value and is not ready.
+    assert np.asarray(blended.value[:3]).tolist() == [0.875, 0.6875, 0.75]
+    assert np.asarray(blended.ready[:3]).tolist() == [True, True, False]
+    exact = az.replay_finish(buf, rows, z, jnp.ones(3, bool))  # weight 0: the outcome alone
+    assert np.asarray(exact.value[:3]).tolist() == [1.0, 1.0, -1.0]
+    with pytest.raises(ValueError, match="root_value_weight"):
+        az.SelfPlaySettings(root_value_weight=1.5)
+    assert training.TrainConfig(root_value_weight=0.25).selfplay_settings().root_value_weight == 0.25
+
+
 # ----------------------------------------------------------------- self-play targets
 
 
 def test_selfplay_outcomes_match_an_independent_score(selfplay_games, jitted_step):
-    games, buffer, pending_ready = selfplay_games
+    games, buffer, pending_ready, searched = selfplay_games
     assert len(games) >= BATCH
+    # A row not finished yet holds the search's root value (for the blend): in [-1, 1], not a constant.
+    assert np.all(np.abs(searched) <= 1.0) and np.unique(searched).size > 10
     assert not any(pending_ready), "rows of unfinished games must not be ready"
     ended_by_passes = 0
     for game in games:
@@ -208,7 +230,7 @@ def test_selfplay_outcomes_match_an_independent_score(selfplay_games, jitted_ste
 
 
 def test_selfplay_policy_targets_on_legal_moves(selfplay_games, jitted_step):
-    games, buffer, _ = selfplay_games
+    games, buffer, _, _ = selfplay_games
     for game in games:
         state, legal, expected = _start()
         for row, move in zip(game["rows"], game["moves"], strict=True):
@@ -358,7 +380,7 @@ def _legal_mass_outside(planes: np.ndarray, policy: np.ndarray) -> float:
 
 
 def test_augmentation_keeps_policy_on_legal_points(selfplay_games):
-    _, buffer, _ = selfplay_games
+    _, buffer, _, _ = selfplay_games
     ready = np.flatnonzero(buffer.ready)[:64]
     planes = jnp.asarray(buffer.planes[ready], jnp.float32)
     policy = jnp.asarray(buffer.policy[ready])
@@ -377,7 +399,7 @@ def test_augmentation_keeps_policy_on_legal_points(selfplay_games):
 
 def test_training_overfits_a_fixed_batch(network, selfplay_games):
     graphdef, variables = network
-    _, buffer, _ = selfplay_games
+    _, buffer, _, _ = selfplay_games
     ready = np.flatnonzero(buffer.ready)[:32]
     batch = az.replay_gather(jax.device_put(buffer), ready)
     optimizer = az.make_optimizer(az.OptimizerConfig(learning_rate=1e-2, warmup_steps=0))

@@ -211,6 +211,7 @@ def replay_write(
     policy: jax.Array,
     mask: jax.Array | None = None,
     policy_weight: jax.Array | None = None,
+    root_value: jax.Array | None = None,
 ) -> tuple[ReplayBuffer, jax.Array]:
     """Stores positions whose outcome is not known yet; they are not ready until finished.
 
@@ -222,6 +223,9 @@ def replay_write(
         ``B`` must not exceed ``R``.
       policy_weight: optional ``f32[B]`` (or a scalar) weight of the policy
         targets in the loss (default 1).
+      root_value: optional ``f32[B]``: the search's value of each position
+        for the player to move (default 0). A row holds it as its value until
+        it is finished; :func:`replay_finish` can blend it into the target.
 
     Returns:
       ``(buffer, rows)``: ``rows`` is ``int32[B]``, the row of each stored
@@ -235,11 +239,12 @@ def replay_write(
         mask = jnp.ones((batch,), bool)
     rows, count = _rows_for(buffer, mask)
     weight = jnp.broadcast_to(jnp.float32(1.0) if policy_weight is None else policy_weight, (batch,))
+    searched = jnp.zeros((batch,), jnp.float32) if root_value is None else root_value.astype(jnp.float32)
     buffer = buffer.replace(
         planes=buffer.planes.at[rows].set(planes.astype(buffer.planes.dtype), mode="drop"),
         policy=buffer.policy.at[rows].set(policy.astype(jnp.float32), mode="drop"),
         policy_weight=buffer.policy_weight.at[rows].set(weight.astype(jnp.float32), mode="drop"),
-        value=buffer.value.at[rows].set(0.0, mode="drop"),
+        value=buffer.value.at[rows].set(searched, mode="drop"),
         ownership=buffer.ownership.at[rows].set(jnp.int8(0), mode="drop"),
         score=buffer.score.at[rows].set(0.0, mode="drop"),
         ready=buffer.ready.at[rows].set(False, mode="drop"),
@@ -256,6 +261,7 @@ def replay_finish(
     mask: jax.Array,
     ownership: jax.Array | None = None,
     score: jax.Array | None = None,
+    root_weight: float = 0.0,
 ) -> ReplayBuffer:
     """Sets the outcome of rows written by :func:`replay_write` and marks them ready.
 
@@ -267,13 +273,20 @@ def replay_finish(
       ownership: optional ``[S, P]`` final owner of each point for the
         player to move (+1, -1, 0; default 0).
       score: optional ``f32[S]`` final score for the player to move (default 0).
+      root_weight: the value target is ``(1 - root_weight) * z + root_weight
+        * v``, ``v`` the root value :func:`replay_write` stored (a static
+        float in ``[0, 1]``; 0: the outcome alone, exactly).
     """
     rows = jnp.where(mask, rows, buffer.capacity).reshape(-1)
+    target = z.reshape(-1).astype(jnp.float32)
+    if root_weight:
+        searched = jnp.take(buffer.value, rows, mode="clip")  # masked-out rows: clipped, then dropped
+        target = (1.0 - root_weight) * target + root_weight * searched
     count, points = rows.shape[0], buffer.ownership.shape[-1]
     owner = jnp.zeros((count, points), jnp.int8) if ownership is None else ownership
     margin = jnp.zeros((count,), jnp.float32) if score is None else score
     return buffer.replace(
-        value=buffer.value.at[rows].set(z.reshape(-1).astype(jnp.float32), mode="drop"),
+        value=buffer.value.at[rows].set(target, mode="drop"),
         ownership=buffer.ownership.at[rows].set(owner.reshape(count, points).astype(jnp.int8), mode="drop"),
         score=buffer.score.at[rows].set(margin.reshape(-1).astype(jnp.float32), mode="drop"),
         ready=buffer.ready.at[rows].set(True, mode="drop"),

@@ -26,7 +26,9 @@ nothing here calls ``jax.jit``). At every move:
    others, 0 for a draw (a whole-number komi) - with the final owner of
    every point (Tromp-Taylor, :func:`gojax.playouts.ownership`) and the
    final score, both for the player to move - and those rows become ready
-   (:func:`gojax.alphazero.replay_finish`). The slot then starts a new game
+   (:func:`gojax.alphazero.replay_finish`). With
+   :attr:`SelfPlaySettings.root_value_weight` ``w`` above 0 a row's value
+   target is ``(1 - w) * z + w * v``, ``v`` the search's root value there. The slot then starts a new game
    on the empty board (**auto-reset**), so all ``B`` slots always play.
 
 **Outcomes.** A game ends after two consecutive passes and is scored by
@@ -103,6 +105,10 @@ class SelfPlaySettings:
         (0: never resign).
       resign_check_fraction: the fraction of games that never resign, to
         measure the false resignations.
+      root_value_weight: the value target of a position is ``(1 - w) * z +
+        w * v``: the game's outcome ``z`` blended with the search's root
+        value ``v`` there (KataGo's and MuZero's way to lower the target's
+        variance; 0: the outcome alone).
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -115,6 +121,7 @@ class SelfPlaySettings:
     cheap_simulations: int = 4
     resign_threshold: float = 0.0
     resign_check_fraction: float = 0.1
+    root_value_weight: float = 0.0
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
@@ -127,7 +134,7 @@ class SelfPlaySettings:
         object.__setattr__(self, "full_search_fraction", fraction)
         cheap = checks.integer(self.cheap_simulations, "SelfPlaySettings.cheap_simulations", least=1)
         object.__setattr__(self, "cheap_simulations", cheap)
-        for name in ("resign_threshold", "resign_check_fraction"):
+        for name in ("resign_threshold", "resign_check_fraction", "root_value_weight"):
             value = checks.number(getattr(self, name), f"SelfPlaySettings.{name}", least=0.0, most=1.0)
             object.__setattr__(self, name, value)
 
@@ -258,7 +265,7 @@ def _search(config, settings, evaluate, games, key):
     return jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search)), full
 
 
-def _finish_games(config, buffer, rows, ply, after, ended):
+def _finish_games(config, settings, buffer, rows, ply, after, ended):
     """Writes the outcome, final ownership and score of the games that ``ended`` into their rows."""
     cap = rows.shape[1]
     # Only the games that just ended are scored: the others pay almost nothing for it.
@@ -274,10 +281,11 @@ def _finish_games(config, buffer, rows, ply, after, ended):
     black_owner = jax.vmap(functools.partial(ownership, config))(cleared).astype(jnp.int8)  # [B, P]
     owner = black_owner[:, None, :] * sign[None, :, None]  # [B, L, P]
     z, score = black_result[:, None] * sign[None, :], margin[:, None] * sign[None, :]
+    finish_rows = functools.partial(replay_finish, root_weight=settings.root_value_weight)
     if buffer.slots is None:
-        buffer = replay_finish(buffer, rows, z, finish, ownership=owner, score=score)
+        buffer = finish_rows(buffer, rows, z, finish, ownership=owner, score=score)
     else:  # game b's rows are in ring b
-        buffer = jax.vmap(replay_finish)(buffer, rows, z, finish, owner, score)
+        buffer = jax.vmap(finish_rows)(buffer, rows, z, finish, owner, score)
     return buffer, black_result, margin, written
 
 
@@ -317,10 +325,14 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     batch = actor.rows.shape[0]
     weight = jnp.broadcast_to(full.astype(jnp.float32), (batch,))
     if buffer.slots is None:
-        buffer, new_rows = replay_write(buffer, planes, output.action_weights, policy_weight=weight)
+        buffer, new_rows = replay_write(
+            buffer, planes, output.action_weights, policy_weight=weight, root_value=output.value
+        )
     else:  # game b writes into ring b
-        write = jax.vmap(lambda b, x, p, w: replay_write(b, x[None], p[None], policy_weight=w[None]))
-        buffer, new_rows = write(buffer, planes, output.action_weights, weight)
+        write = jax.vmap(
+            lambda b, x, p, w, v: replay_write(b, x[None], p[None], policy_weight=w[None], root_value=v[None])
+        )
+        buffer, new_rows = write(buffer, planes, output.action_weights, weight, output.value)
         new_rows = new_rows[:, 0]
 
     slot = jnp.arange(batch)
@@ -330,7 +342,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     after, resigned, would_resign = _play(config, settings, actor, action, output.value)
     moves = jnp.where(resigned[:, None] & (jnp.arange(moves.shape[1]) == ply[:, None]), -1, moves)
     ended = after.done
-    buffer, black_result, margin, written = _finish_games(config, buffer, rows, ply, after, ended)
+    buffer, black_result, margin, written = _finish_games(config, settings, buffer, rows, ply, after, ended)
     checked = ended & (would_resign > 0)
     false_resign = checked & (jnp.where(would_resign == 1, black_result > 0, black_result < 0))
     fresh_no_resign = jax.random.uniform(start_key, (batch,)) < settings.resign_check_fraction

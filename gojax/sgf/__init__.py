@@ -15,6 +15,9 @@ Writing::
     gojax.sgf.write_sgf(record, "copy.sgf")        # atomic: temporary file, then os.replace
     gojax.sgf.games_to_sgf(config, actions_BT, "games/", lengths=lengths, results=results)
 
+Example records: ``gojax.sgf.example_games()`` lists the paths of five 9x9
+games (gojax's AlphaZero player against GNU Go) that ship with the package.
+
 What is read (of the **main line**: the first child at every branch;
 variations are skipped and counted in ``record.variations``):
 
@@ -61,6 +64,7 @@ program, ``warnings.simplefilter("error", gojax.sgf.SGFWarning)``.
 
 from gojax._host.atomic import atomic_write
 from gojax._host.results import result_string, winner_of_result
+from gojax.sgf._examples import example_games
 from gojax.sgf._parse import MAX_SGF_BYTES, SGFError, SGFWarning
 from gojax.sgf._read import fox_komi, parse_sgf, parse_sgf_collection, read_sgf
 from gojax.sgf._record import GameRecord
@@ -79,6 +83,7 @@ __all__ = [
     "SGFError",
     "SGFWarning",
     "atomic_write",
+    "example_games",
     "fox_komi",
     "games_to_sgf",
     "parse_rules_string",

@@ -22,6 +22,7 @@ from gojax.svg._colour import (
     STONE_TEXT,
     WOOD,
     heat_colour,
+    heat_in_percent,
     heat_label,
     heat_scale,
     ink_on,
@@ -130,13 +131,16 @@ def board_svg(
       move_numbers: numbers (or any short labels) to write on points: an
         ``int[N, N]`` array (0 means none) or a mapping action -> label.
       heatmap: values to shade the points with, ``[N, N]`` or ``[A]`` (the
-        pass value is written under the board). Zero and NaN cells are left
+        pass value is written under the board, in the unit of the labels:
+        ``pass: 20%`` or ``pass: 1.5``). Zero and NaN cells are left
         unshaded; non-negative data uses a light-to-dark red ramp from 0 to
         its maximum, data with negative values a blue-white-red scale
         symmetric around 0.
       heatmap_range: ``(low, high)`` to fix the colour scale.
-      heatmap_labels: write each shaded value on empty points (as a
-        percentage for values in ``[0, 1]``).
+      heatmap_labels: write each shaded value on empty points: as a
+        percentage (without the sign) when every value of the heatmap, pass
+        included, is in ``[0, 1]`` (a policy, visit shares), else with two
+        significant digits.
       title: a caption above the board.
 
     Returns:
@@ -163,23 +167,27 @@ def board_svg(
             f'font-size="{cell * 0.5:.1f}" fill="{INK}">{html.escape(title)}</text>'
         )
     shading = None if heat is None else (heat, heat_scale(heat, heatmap_range))
+    percent = heat is not None and heat_in_percent(
+        np.append(heat.reshape(-1), np.nan if pass_value is None else pass_value)
+    )
     if shading is not None:
-        out += _heat_cells(layout, *shading)
+        out += _heat_cells(layout, *shading, percent)
     out += _grid_lines(layout)
     if coordinates:
         out += _coordinates(layout)
     out += _stones(layout, grid)
     labels = _move_labels(move_numbers, size)
     if shading is not None and heatmap_labels:
-        out += _heat_labels(layout, grid, *shading, labels)
+        out += _heat_labels(layout, grid, *shading, percent, labels)
     out += _label_texts(layout, grid, labels)
     mark = _last_move(state, last_move, size)
     if mark is not None and mark not in labels:
-        out.append(_last_move_ring(layout, grid, mark))
+        out.append(_last_move_ring(layout, grid, mark, shading, heatmap_labels))
     if pass_value is not None:
+        text = heat_label(pass_value, percent) + ("%" if percent else "")
         out.append(
             f'<text class="pass-value" x="{width / 2:.1f}" y="{height - cell * 0.5:.1f}" '
-            f'text-anchor="middle" font-size="{layout.font:.1f}" fill="{INK}">pass: {pass_value:.3g}</text>'
+            f'text-anchor="middle" font-size="{layout.font:.1f}" fill="{INK}">pass: {text}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)
@@ -213,7 +221,9 @@ def _move_labels(move_numbers, size: int) -> dict[int, str]:
     return {int(a): str(numbers.flat[a]) for a in np.flatnonzero(numbers)}
 
 
-def _heat_cells(layout: _Layout, heat: np.ndarray, scale: tuple[float, float, bool]) -> list[str]:
+def _heat_cells(
+    layout: _Layout, heat: np.ndarray, scale: tuple[float, float, bool], percent: bool
+) -> list[str]:
     """A shaded square for every point with a finite, non-zero heat value."""
     cell, out = layout.cell, []
     for row in range(layout.size):
@@ -225,7 +235,7 @@ def _heat_cells(layout: _Layout, heat: np.ndarray, scale: tuple[float, float, bo
             out.append(
                 f'<rect class="heat" x="{layout.x(col) - cell / 2:.1f}" y="{layout.y(row) - cell / 2:.1f}" '
                 f'width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" '
-                f'fill-opacity="0.85"><title>{heat_label(value)}</title></rect>'
+                f'fill-opacity="0.85"><title>{heat_label(value, percent)}</title></rect>'
             )
     return out
 
@@ -279,6 +289,7 @@ def _heat_labels(
     grid: np.ndarray,
     heat: np.ndarray,
     scale: tuple[float, float, bool],
+    percent: bool,
     labels: dict[int, str],
 ) -> list[str]:
     """The heat value written on every shaded empty point that has no label."""
@@ -291,7 +302,7 @@ def _heat_labels(
             out.append(
                 f'<text class="heat-label" x="{layout.x(col):.1f}" y="{layout.y(row):.1f}" '
                 f'font-size="{layout.font * 0.8:.1f}" text-anchor="middle" dominant-baseline="central" '
-                f'fill="{ink}">{heat_label(value)}</text>'
+                f'fill="{ink}">{heat_label(value, percent)}</text>'
             )
     return out
 
@@ -310,14 +321,29 @@ def _label_texts(layout: _Layout, grid: np.ndarray, labels: dict[int, str]) -> l
     return out
 
 
-def _last_move_ring(layout: _Layout, grid: np.ndarray, mark: int) -> str:
-    """A ring on point ``mark``."""
+def _last_move_ring(
+    layout: _Layout,
+    grid: np.ndarray,
+    mark: int,
+    shading: tuple[np.ndarray, tuple[float, float, bool]] | None = None,
+    heatmap_labels: bool = False,
+) -> str:
+    """A ring on point ``mark``: in the ink that reads on the stone or the heat colour there.
+
+    On a shaded empty point the ring takes the labels' ink (white on a dark
+    cell) and, where the value is written, goes round the number.
+    """
     row, col = divmod(mark, layout.size)
     colour = int(grid[row, col])
-    ring = STONE_TEXT[colour] if colour != EMPTY else "#c0392b"
+    ring, radius = (STONE_TEXT[colour] if colour != EMPTY else "#c0392b"), 0.22
+    if colour == EMPTY and shading is not None:
+        value = float(shading[0][row, col])
+        if np.isfinite(value) and value != 0:
+            ring = ink_on(heat_colour(value, *shading[1]))
+            radius = 0.42 if heatmap_labels else radius
     return (
         f'<circle class="last-move" cx="{layout.x(col):.1f}" cy="{layout.y(row):.1f}" '
-        f'r="{layout.cell * 0.22:.1f}" fill="none" stroke="{ring}" '
+        f'r="{layout.cell * radius:.1f}" fill="none" stroke="{ring}" '
         f'stroke-width="{max(1.5, layout.cell * 0.07):.1f}"/>'
     )
 

@@ -13,6 +13,7 @@ __all__ = [
     "STONE_TEXT",
     "WOOD",
     "heat_colour",
+    "heat_in_percent",
     "heat_label",
     "heat_scale",
     "ink_on",
@@ -65,8 +66,18 @@ def heat_scale(values: np.ndarray, fixed: tuple[float, float] | None) -> tuple[f
     return -bound, bound, True
 
 
-def heat_label(value: float) -> str:
-    """The text of a heatmap value: a percentage for values in ``[0, 1]``."""
-    if 0 <= value <= 1:
+def heat_in_percent(values: np.ndarray) -> bool:
+    """Whether a heatmap's values are written as percentages: every finite one is in ``[0, 1]``.
+
+    One answer for the whole map (the pass value included), so a policy reads
+    in one unit on every point and under the board.
+    """
+    finite = values[np.isfinite(values)]
+    return bool(finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
+
+
+def heat_label(value: float, percent: bool) -> str:
+    """The text of a heatmap value: ``value * 100`` rounded if ``percent`` (no sign), else 2 digits."""
+    if percent:
         return f"{value * 100:.0f}"
     return f"{value:.2g}"

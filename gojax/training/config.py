@@ -89,6 +89,11 @@ class TrainConfig:
     resign_check_fraction: float = _field(
         0.1, "the fraction of self-play games that never resign, to measure false resignations"
     )
+    root_value_weight: float = _field(
+        0.0,
+        "value targets blend the game's outcome with the self-play search's root value: (1 - w) * z + w * v "
+        "(0: the outcome alone)",
+    )
     batch: int = _field(128, "self-play games played at once, over all devices")
     batch_per_device: int | None = _field(None, "if set, --batch is this times the device count")
     moves_per_iteration: int = _field(8, "self-play moves of every game between two training phases")
@@ -250,6 +255,7 @@ class TrainConfig:
             cheap_simulations=self.cheap_simulations,
             resign_threshold=self.resign_threshold,
             resign_check_fraction=self.resign_check_fraction,
+            root_value_weight=self.root_value_weight,
         )
 
     def optimizer_config(self) -> OptimizerConfig:
