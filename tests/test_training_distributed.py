@@ -84,10 +84,11 @@ def network():
 
 def test_rings_hold_what_the_one_ring_buffer_holds(network):
     """Self-play into one ring per game stores each game's positions, in order, in its own ring,
-    with the same planes, targets and outcomes as the one-ring buffer (checked against an
-    independent scorer in test_training.py)."""
+    with the same planes, targets and outcomes (here blended with the root values) as the
+    one-ring buffer (checked against an independent scorer in test_training.py)."""
     graphdef, variables = network
-    settings = az.SelfPlaySettings(search=az.SearchSettings(num_simulations=4), explore_moves=4)
+    search = az.SearchSettings(num_simulations=4)
+    settings = az.SelfPlaySettings(search=search, explore_moves=4, root_value_weight=0.5)
     batch, moves = 4, 12
     play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=moves))
     key = jax.random.PRNGKey(5)
@@ -107,6 +108,8 @@ def test_rings_hold_what_the_one_ring_buffer_holds(network):
         one = np.asarray(getattr(flat, name))  # row t * B + b: game slot b's move t
         per_game = one.reshape((moves, batch, *one.shape[1:])).swapaxes(0, 1)
         np.testing.assert_array_equal(np.asarray(getattr(rings, name))[:, :moves], per_game, err_msg=name)
+    finished = np.asarray(rings.value)[np.asarray(rings.ready)]  # outcomes blended with root values
+    assert finished.size and np.any(finished % 1 != 0)
     with pytest.raises(ValueError, match="rings"):
         play(variables, az.selfplay_init(CONFIG, batch), az.replay_init(64, 5, CHANNELS, slots=2), key)
     with pytest.raises(ValueError, match="move cap"):
@@ -313,9 +316,15 @@ def test_one_process_computes_what_two_did(two, tmp_path, env):
     assert one.returncode == 0, one.stderr[-3000:]
     single, _ = _checkpoint(alone / "checkpoints", 3)
     assert sorted(single) == sorted(arrays)
+    ready = next(v for k, v in arrays.items() if k.endswith("buffer_ready"))
     for name, value in arrays.items():
         if "variables" in name or "opt_state" in name or "policy" in name:
             # Gradients summed in 2 partial sums instead of 1: equal to rounding, not bit for bit.
+            np.testing.assert_allclose(single[name], value, rtol=1e-4, atol=1e-5, err_msg=name)
+        elif name.endswith("buffer_value"):
+            # Finished rows hold their outcome (identical); the others the search's root value, a
+            # network output computed on other batches: equal to rounding.
+            np.testing.assert_array_equal(single[name][ready], value[ready], err_msg=name)
             np.testing.assert_allclose(single[name], value, rtol=1e-4, atol=1e-5, err_msg=name)
         else:  # games, positions, outcomes, keys: identical
             np.testing.assert_array_equal(single[name], value, err_msg=name)
