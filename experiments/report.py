@@ -370,6 +370,32 @@ def ffi_speed(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def distributed_cpu(rows: list[dict[str, str]]) -> str:
+    """``gojax-train``'s self-play and training step per layout of processes x CPU devices, and the bytes
+    between the processes (``experiments/distributed_benchmark.py``)."""
+    lines = [
+        "| processes x devices | self-play positions/s | s per training step "
+        "| bytes per self-play call, compiled / loopback | bytes per training step, compiled / loopback "
+        "| load average |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['layout']} | {float(r['positions_per_s']):,.0f} | {float(r['train_step_s']):.2f} "
+            f"| {int(r['compiled_selfplay_bytes']):,} / {float(r['loopback_selfplay_bytes']):,.0f} "
+            f"| {int(r['compiled_train_step_bytes']):,} / {float(r['loopback_train_step_bytes']):,.0f} "
+            f"| {float(r['load_before']):.1f}-{float(r['load_after']):.1f} |"
+        )
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"The default 9x9 recipe, {first['batch']} self-play games in all, {first['iterations']} timed "
+        "iterations; loopback: the bytes received on the loopback interface per self-play iteration "
+        "and per training step. " + _sources(rows)
+    )
+    return "\n".join(lines) + "\n"
+
+
 def gtp_start(rows: list[dict[str, str]]) -> str:
     """The GTP engine's start with a warm compilation cache, per revision."""
     lines = [
@@ -411,6 +437,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "benchmark_cpu": benchmark_cpu,
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
+    "distributed_cpu": distributed_cpu,
     "ffi_speed": ffi_speed,
     "goenv_ratio": goenv_ratio,
     "gtp_start": gtp_start,

@@ -123,6 +123,7 @@ TIERS = {
         "test_soak.py",
         "test_stress.py",
         "test_training.py",
+        "test_training_distributed.py",
     },
     "reference": {
         "test_dataset.py",

@@ -802,6 +802,7 @@ def test_four_devices_match_one(tmp_path):
         assert one[name] == four[name], name
     a, b = np.load(tmp_path / "one.npz"), np.load(tmp_path / "four.npz")
     assert sorted(a.files) == sorted(b.files)
+    ready = next(a[k] for k in a.files if k.endswith("buffer_ready"))
     for name in a.files:
         x, y = a[name], b[name]
         if "policy" in name or "variables" in name or "opt_state" in name:
@@ -809,6 +810,11 @@ def test_four_devices_match_one(tmp_path):
             np.testing.assert_allclose(
                 x.astype(np.float64), y.astype(np.float64), rtol=1e-4, atol=1e-5, err_msg=name
             )
+        elif name.endswith("buffer_value"):
+            # Finished rows hold their outcome (identical); the others the search's root value, a
+            # network output computed on 1 or 4 devices: equal to rounding.
+            np.testing.assert_array_equal(x[ready], y[ready], err_msg=name)
+            np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-5, err_msg=name)
         else:  # games, moves, planes, outcomes, counters, keys: identical
             np.testing.assert_array_equal(x, y, err_msg=name)
     restored = out["restored"]

@@ -102,16 +102,25 @@ from gojax.alphazero._replay import (
     replay_finish,
     replay_gather,
     replay_init,
+    replay_ready_groups,
     replay_sample,
     replay_write,
 )
-from gojax.alphazero._selfplay import SelfPlaySettings, SelfPlayState, SelfPlayStats, selfplay, selfplay_init
+from gojax.alphazero._selfplay import (
+    SelfPlaySettings,
+    SelfPlayState,
+    SelfPlayStats,
+    selfplay,
+    selfplay_init,
+    selfplay_sharded,
+)
 from gojax.alphazero._sharding import (
     DATA_AXIS,
     batch_sharding,
     constrain_batch,
     initialize_distributed,
     make_mesh,
+    process_devices,
     replicate,
     replicated,
     shard_batch,
@@ -135,10 +144,12 @@ __all__ += [
     "loss_fn",
     "make_mesh",
     "make_optimizer",
+    "process_devices",
     "replay_add",
     "replay_finish",
     "replay_gather",
     "replay_init",
+    "replay_ready_groups",
     "replay_sample",
     "replay_write",
     "replicate",
@@ -146,6 +157,7 @@ __all__ += [
     "sample_and_train",
     "selfplay",
     "selfplay_init",
+    "selfplay_sharded",
     "shard_batch",
     "train_step",
 ]

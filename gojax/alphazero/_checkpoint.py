@@ -111,6 +111,7 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[PolicyValueNet, NetworkCon
       ValueError: if ``path`` is not a complete gojax checkpoint (an orbax
         temporary directory, a part missing, a bad format tag or unreadable arrays).
     """
+    import jax
     from flax import nnx
 
     path = os.path.abspath(os.fspath(path))
@@ -137,7 +138,13 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[PolicyValueNet, NetworkCon
         raise ValueError(f"checkpoint {path!r} has a bad network description: {error}") from None
     abstract = nnx.eval_shape(lambda: PolicyValueNet(config, board_size, in_channels, rngs=nnx.Rngs(0)))
     graphdef, variables = split(abstract)
-    target = {name: nnx.to_pure_dict(state) for name, state in variables.items()}
+    # Onto this process's first device, whatever devices wrote it (in a run of several processes,
+    # the devices the checkpoint names may belong to another process).
+    here = jax.sharding.SingleDeviceSharding(jax.local_devices()[0])
+    target = jax.tree.map(
+        lambda leaf: jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=here),
+        {name: nnx.to_pure_dict(state) for name, state in variables.items()},
+    )
     try:
         restored = checkpointer.restore(path, ocp.args.Composite(arrays=ocp.args.StandardRestore(target)))
         arrays = restored["arrays"]

@@ -29,13 +29,32 @@ A row is overwritten once ``capacity`` newer rows have been written; a caller
 that finishes rows later (self-play) must keep ``capacity`` at least the
 number of rows written while a game is running (:func:`check_capacity`).
 
+**One ring per game slot.** ``replay_init(..., slots=S)`` makes ``S`` rings
+of ``R / S`` rows each: every field gets a leading ``[S]`` axis (the write
+position and counters too). :func:`gojax.alphazero.selfplay` writes the
+positions of its game ``b`` into ring ``b`` only, and :func:`replay_sample`
+draws each example of a batch from a fixed group of rings (below). Split the
+leading axis over devices as the games are (``PartitionSpec("data")``): each
+device (each process of a multi-host run) then holds the rows of its own
+games, self-play writes them with no communication, and each device draws
+its part of a training batch from its own rings. The layout does not depend
+on the device count, so a run computes the same on 1 or ``D`` devices and a
+checkpoint restores on any number of them.
+
+**Sampling groups** of a ringed buffer: a batch of ``M`` examples is drawn
+in ``g = gcd(S, M)`` groups; group ``j`` draws its ``M / g`` examples
+uniformly among the ready rows of rings ``[j S / g, (j + 1) S / g)``. A
+device count that divides both ``S`` and ``M`` divides ``g``, so a group's
+rings and examples are always on the same device.
+
 Shapes: ``R`` = capacity, ``B`` a batch of positions, ``N`` board side,
-``C`` channels, ``P = N * N`` points, ``A = P + 1`` actions.
+``C`` channels, ``P = N * N`` points, ``A = P + 1`` actions, ``S`` rings.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import NamedTuple
 
 import jax
@@ -51,6 +70,7 @@ __all__ = [
     "replay_finish",
     "replay_gather",
     "replay_init",
+    "replay_ready_groups",
     "replay_sample",
     "replay_write",
 ]
@@ -59,7 +79,7 @@ __all__ = [
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class ReplayBuffer:
-    """Ring buffer of training examples (``R`` rows).
+    """Ring buffer of training examples (``R`` rows; with ``S`` rings, a leading ``[S]`` axis on every field).
 
     Attributes:
       planes: ``[R, N, N, C]`` feature planes, stored in the buffer's dtype
@@ -89,8 +109,13 @@ class ReplayBuffer:
 
     @property
     def capacity(self) -> int:
-        """``R``, the number of rows (static)."""
+        """``R``, the number of rows of a ring (static; of the whole buffer when it has one ring)."""
         return self.value.shape[-1]
+
+    @property
+    def slots(self) -> int | None:
+        """``S``, the number of rings of a buffer made with ``slots=S``, else ``None`` (static)."""
+        return self.value.shape[0] if self.value.ndim == 2 else None
 
     def replace(self, **changes) -> ReplayBuffer:
         """A copy with the given fields replaced."""
@@ -98,46 +123,68 @@ class ReplayBuffer:
 
 
 def replay_init(
-    capacity: int, board_size: int, num_channels: int, dtype: jnp.dtype = jnp.bfloat16
+    capacity: int,
+    board_size: int,
+    num_channels: int,
+    dtype: jnp.dtype = jnp.bfloat16,
+    slots: int | None = None,
 ) -> ReplayBuffer:
-    """An empty buffer.
+    """An empty buffer: one ring of ``R`` rows, or ``S = slots`` rings of ``R // S`` rows.
 
     Args:
-      capacity: ``R`` rows (> 0).
+      capacity: ``R`` rows (> 0), in all.
       board_size: ``N``.
       num_channels: ``C`` feature planes per position.
       dtype: storage dtype of the planes (``bfloat16``, ``float16``,
         ``float32``, ``uint8``, ...); planes are cast on write and read back
         as ``float32`` by :func:`replay_sample`.
+      slots: ``S``, one ring per self-play game slot (module docstring);
+        every field gets a leading ``[S]`` axis. ``None``: one ring.
 
     Raises:
-      TypeError: for a capacity, size or channel count that is not an int.
-      ValueError: for a non-positive capacity, size or channel count.
+      TypeError: for a capacity, size, channel or slot count that is not an int.
+      ValueError: for a non-positive capacity, size or channel count, or more
+        slots than rows.
     """
     capacity = checks.integer(capacity, "capacity", least=1)
     board_size = checks.integer(board_size, "board_size", least=1)
     num_channels = checks.integer(num_channels, "num_channels", least=1)
+    lead: tuple[int, ...] = ()
+    if slots is not None:
+        slots = checks.integer(slots, "slots", least=1, most=capacity)
+        lead, capacity = (slots,), capacity // slots
     actions = board_size * board_size + 1
     return ReplayBuffer(
-        planes=jnp.zeros((capacity, board_size, board_size, num_channels), dtype),
-        policy=jnp.zeros((capacity, actions), jnp.float32),
-        policy_weight=jnp.zeros((capacity,), jnp.float32),
-        value=jnp.zeros((capacity,), jnp.float32),
-        ownership=jnp.zeros((capacity, actions - 1), jnp.int8),
-        score=jnp.zeros((capacity,), jnp.float32),
-        ready=jnp.zeros((capacity,), bool),
-        position=jnp.zeros((), jnp.int32),
-        written=jnp.zeros((), jnp.int32),
+        planes=jnp.zeros((*lead, capacity, board_size, board_size, num_channels), dtype),
+        policy=jnp.zeros((*lead, capacity, actions), jnp.float32),
+        policy_weight=jnp.zeros((*lead, capacity), jnp.float32),
+        value=jnp.zeros((*lead, capacity), jnp.float32),
+        ownership=jnp.zeros((*lead, capacity, actions - 1), jnp.int8),
+        score=jnp.zeros((*lead, capacity), jnp.float32),
+        ready=jnp.zeros((*lead, capacity), bool),
+        position=jnp.zeros(lead, jnp.int32),
+        written=jnp.zeros(lead, jnp.int32),
     )
 
 
-def check_capacity(capacity: int, games: int, move_cap: int) -> None:
-    """Raises ``ValueError`` unless ``capacity >= games * move_cap``.
+def check_capacity(capacity: int, games: int, move_cap: int, slots: bool = False) -> None:
+    """Raises ``ValueError`` unless ``capacity >= games * move_cap`` (``slots``: ``games * (move_cap + 1)``).
 
     Self-play writes one row per running game and move, and finishes a game's
     rows only when it ends, up to ``move_cap`` moves later; a smaller ring
-    would overwrite rows that are still waiting for their ``z``.
+    would overwrite rows that are still waiting for their ``z``. With one
+    ring per game (``slots=True``, ``capacity // games`` rows each), a ring
+    needs one row more, so that once its game has ended once it always holds
+    a ready row to sample.
     """
+    if slots:
+        if capacity // games < move_cap + 1:
+            raise ValueError(
+                f"replay capacity {capacity} gives each of the {games} games a ring of {capacity // games} "
+                f"rows; a ring needs at least the move cap + 1 = {move_cap + 1} rows (capacity "
+                f"{games * (move_cap + 1)})"
+            )
+        return
     if capacity < games * move_cap:
         raise ValueError(
             f"replay capacity {capacity} is smaller than games * move cap = {games} * {move_cap} "
@@ -287,10 +334,11 @@ class ReplaySample(NamedTuple):
 
 
 def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> ReplaySample:
-    """Draws ``batch_size`` ready rows uniformly, with replacement.
+    """Draws ``batch_size`` ready rows uniformly, with replacement (in groups with ``S`` rings).
 
-    Check ``jnp.any(buffer.ready)`` first: with no ready row the draw returns
-    arbitrary rows.
+    Check ``jnp.any(buffer.ready)`` first (with rings,
+    ``jnp.all(replay_ready_groups(buffer, batch_size) > 0)``): with no ready
+    row (in a group) the draw returns arbitrary rows.
 
     Args:
       buffer: the buffer.
@@ -298,8 +346,12 @@ def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> Repl
       batch_size: ``B`` rows to draw (static).
 
     Returns:
-      :class:`ReplaySample`.
+      :class:`ReplaySample`; with rings, example ``i`` is drawn from group
+      ``i // (B / g)`` (module docstring) and its ``rows`` entry is
+      ``ring * R + row``.
     """
+    if buffer.slots is not None:
+        return _sample_groups(buffer, key, batch_size)
     ready = buffer.ready.astype(jnp.int32)
     cumulative = jnp.cumsum(ready)
     total = cumulative[-1]
@@ -322,3 +374,42 @@ def replay_gather(buffer: ReplayBuffer, rows: jax.Array) -> ReplaySample:
         ownership=buffer.ownership[rows].astype(jnp.float32),
         score=buffer.score[rows],
     )
+
+
+def _grouped(buffer: ReplayBuffer, batch_size: int) -> tuple[ReplayBuffer, int]:
+    """The rings' rows as ``g`` groups (``[g, S / g * R, ...]``, no write position), and ``g``."""
+    slots, ring = buffer.value.shape
+    groups = math.gcd(slots, batch_size)
+    rows = slots // groups * ring
+    regroup = lambda x: x.reshape((groups, rows, *x.shape[2:]))  # noqa: E731
+    fields = {
+        f.name: regroup(getattr(buffer, f.name))
+        for f in dataclasses.fields(buffer)
+        if f.name not in ("position", "written")
+    }
+    none = jnp.zeros((groups,), jnp.int32)
+    return ReplayBuffer(**fields, position=none, written=none), groups
+
+
+def replay_ready_groups(buffer: ReplayBuffer, batch_size: int) -> jax.Array:
+    """``int32[g]``: the ready rows of each sampling group of a ringed buffer for batches of ``batch_size``.
+
+    Raises:
+      ValueError: for a buffer with one ring.
+    """
+    if buffer.slots is None:
+        raise ValueError("replay_ready_groups needs a buffer with rings (replay_init(..., slots=S))")
+    grouped, _ = _grouped(buffer, batch_size)
+    return jnp.sum(grouped.ready.astype(jnp.int32), axis=1)
+
+
+def _sample_groups(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> ReplaySample:
+    """:func:`replay_sample` of a ringed buffer: ``B / g`` examples from each group, one key per group."""
+    grouped, groups = _grouped(buffer, batch_size)
+    per_group, rows_per_group = batch_size // groups, grouped.value.shape[1]
+    # Each group is a one-ring buffer; a flat row r of group j is row r of ring j * S / g + r // R.
+    draw = jax.vmap(lambda b, k: replay_sample(b, k, per_group))
+    sample = draw(grouped, jax.random.split(key, groups))
+    offsets = jnp.arange(groups, dtype=jnp.int32)[:, None] * rows_per_group
+    sample = sample._replace(rows=sample.rows + offsets)
+    return jax.tree.map(lambda x: x.reshape((batch_size, *x.shape[2:])), sample)

@@ -50,7 +50,10 @@ ownership and score targets are those of the board as it stands.
 Games that are still running when ``T`` moves have been played continue in the
 next call (their state is part of :class:`SelfPlayState`); their rows stay
 not ready until they end. The replay buffer must hold at least ``B`` times the
-move cap rows (:func:`gojax.alphazero.check_capacity`).
+move cap rows (:func:`gojax.alphazero.check_capacity`). A buffer with one
+ring per game (``replay_init(..., slots=B)``) gets game ``b``'s positions in
+ring ``b``: split over devices with the games, self-play then needs no
+communication between devices but one sum of its counts per call.
 
 Shapes: ``B`` games, ``L`` = move cap, ``N`` side, ``A = N * N + 1``.
 """
@@ -69,11 +72,19 @@ from gojax._core.rules import init, reset_if_done, resign, step
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
+from gojax.alphazero._sharding import DATA_AXIS
 from gojax.features import Observation, basic_planes
 from gojax.mcts import SearchSettings, black_result_if_ended, search
 from gojax.playouts import ownership
 
-__all__ = ["SelfPlaySettings", "SelfPlayState", "SelfPlayStats", "selfplay", "selfplay_init"]
+__all__ = [
+    "SelfPlaySettings",
+    "SelfPlayState",
+    "SelfPlayStats",
+    "selfplay",
+    "selfplay_init",
+    "selfplay_sharded",
+]
 
 _DEFAULT_SEARCH = SearchSettings()
 
@@ -269,15 +280,12 @@ def _finish_games(config, settings, buffer, rows, ply, after, ended):
     cleared = after.replace(stones=jnp.where(ended[:, None, None], after.stones, jnp.uint32(0)))
     black_owner = jax.vmap(functools.partial(ownership, config))(cleared).astype(jnp.int8)  # [B, P]
     owner = black_owner[:, None, :] * sign[None, :, None]  # [B, L, P]
-    buffer = replay_finish(
-        buffer,
-        rows,
-        black_result[:, None] * sign[None, :],
-        finish,
-        ownership=owner,
-        score=margin[:, None] * sign[None, :],
-        root_weight=settings.root_value_weight,
-    )
+    z, score = black_result[:, None] * sign[None, :], margin[:, None] * sign[None, :]
+    finish_rows = functools.partial(replay_finish, root_weight=settings.root_value_weight)
+    if buffer.slots is None:
+        buffer = finish_rows(buffer, rows, z, finish, ownership=owner, score=score)
+    else:  # game b's rows are in ring b
+        buffer = jax.vmap(finish_rows)(buffer, rows, z, finish, owner, score)
     return buffer, black_result, margin, written
 
 
@@ -314,11 +322,19 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     output, full = _search(config, settings, evaluate, games, search_key)
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)
-    buffer, new_rows = replay_write(
-        buffer, planes, output.action_weights, policy_weight=full.astype(jnp.float32), root_value=output.value
-    )
-
     batch = actor.rows.shape[0]
+    weight = jnp.broadcast_to(full.astype(jnp.float32), (batch,))
+    if buffer.slots is None:
+        buffer, new_rows = replay_write(
+            buffer, planes, output.action_weights, policy_weight=weight, root_value=output.value
+        )
+    else:  # game b writes into ring b
+        write = jax.vmap(
+            lambda b, x, p, w, v: replay_write(b, x[None], p[None], policy_weight=w[None], root_value=v[None])
+        )
+        buffer, new_rows = write(buffer, planes, output.action_weights, weight, output.value)
+        new_rows = new_rows[:, 0]
+
     slot = jnp.arange(batch)
     ply = games.move_number.astype(jnp.int32)
     rows = actor.rows.at[slot, ply].set(new_rows)
@@ -342,10 +358,12 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
         no_resign=jnp.where(ended, fresh_no_resign, actor.no_resign),
         would_resign=jnp.where(ended, jnp.int8(0), would_resign),
     )
-    count = lambda mask: jnp.sum(mask.astype(jnp.int32))  # noqa: E731
+    # Per game (int32[B]), summed over games and moves once at the end of selfplay: split over
+    # devices, the sums are then one all-reduce per call instead of one per move.
+    count = lambda mask: mask.astype(jnp.int32)  # noqa: E731
     stats = SelfPlayStats(
-        moves=jnp.int32(batch),
-        full=jnp.where(full, jnp.int32(batch), jnp.int32(0)),
+        moves=jnp.ones((batch,), jnp.int32),
+        full=jnp.broadcast_to(full.astype(jnp.int32), (batch,)),
         games=count(ended),
         black_wins=count(ended & (black_result > 0)),
         white_wins=count(ended & (black_result < 0)),
@@ -354,7 +372,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
         resigned=count(ended & resigned),
         resign_checks=count(checked),
         false_resigns=count(false_resign),
-        length=jnp.sum(jnp.where(ended, ply + 1, 0)),
+        length=jnp.where(ended, ply + 1, 0),
     )
     return (actor, buffer), stats
 
@@ -382,7 +400,9 @@ def selfplay(
         evaluated in eval mode.
       actor: the running games (:func:`selfplay_init`).
       buffer: the replay buffer, at least ``B * L`` rows
-        (:func:`gojax.alphazero.check_capacity`).
+        (:func:`gojax.alphazero.check_capacity`); or ``B`` rings of at least
+        ``L + 1`` rows (``replay_init(..., slots=B)``), game ``b`` writing
+        into ring ``b``.
       key: PRNG key.
       num_moves: ``T``, moves per game in this call (static).
       batch_constraint: optional function applied to the ``[B]`` actions to
@@ -392,8 +412,101 @@ def selfplay(
       ``(actor, buffer, stats)``: the games after ``T`` moves, the buffer
       with ``B * T`` new rows (ready once their game has ended), and
       :class:`SelfPlayStats` summed over the ``T`` moves.
+
+    Raises:
+      ValueError: for a ringed buffer that does not have ``B`` rings of ``L + 1`` rows.
     """
+    batch, cap = actor.rows.shape
+    if buffer.slots is not None and (buffer.slots != batch or buffer.capacity < cap + 1):
+        raise ValueError(
+            f"a replay buffer of {buffer.slots} rings of {buffer.capacity} rows does not fit {batch} games "
+            f"of up to {cap} moves: it needs {batch} rings of at least {cap + 1} rows"
+        )
     constrain = batch_constraint if batch_constraint is not None else (lambda x: x)
     move = functools.partial(_one_move, config, settings, graphdef, variables, constrain)
     (actor, buffer), stats = jax.lax.scan(move, (actor, buffer), jax.random.split(key, num_moves))
     return actor, buffer, jax.tree.map(jnp.sum, stats)
+
+
+def _one_game_each(config, settings, graphdef, variables, actor, buffer, keys, num_moves):
+    """:func:`selfplay` of each game alone with its own key (``keys`` ``[B]``), vmapped: per-game stats."""
+
+    def one(game, ring, key):
+        single = lambda tree: jax.tree.map(lambda x: x[None], tree)  # noqa: E731
+        game, ring, stats = selfplay(
+            config, settings, graphdef, variables, single(game), single(ring), key, num_moves
+        )
+        return jax.tree.map(lambda x: x[0], game), jax.tree.map(lambda x: x[0], ring), stats
+
+    return jax.vmap(one)(actor, buffer, keys)
+
+
+def selfplay_sharded(
+    config: GoConfig,
+    settings: SelfPlaySettings,
+    graphdef: Any,
+    variables: Any,
+    actor: SelfPlayState,
+    buffer: ReplayBuffer,
+    key: jax.Array,
+    num_moves: int,
+    mesh: Any,
+) -> tuple[SelfPlayState, ReplayBuffer, SelfPlayStats]:
+    """:func:`selfplay` with each device playing its own games, and each game its own random numbers.
+
+    ``key`` is split into one key per game (``jax.random.split(key, B)``);
+    game ``b`` is played from its key alone, so its moves do not depend on
+    the other games nor on how the games are split: the result is the same
+    on one device or ``D``, in one process or several. Each device plays its
+    ``B / D`` games (a :func:`jax.shard_map` over the mesh axis
+    :data:`gojax.alphazero.DATA_AXIS`) and writes them into its rings of the
+    buffer: the devices exchange nothing during the call but the sum of the
+    counts at its end. Jit it with the games and the buffer split over
+    ``mesh`` (``PartitionSpec("data")``), the network replicated.
+
+    Args:
+      config, settings, graphdef, variables, num_moves: as :func:`selfplay`;
+        ``settings.full_search_fraction`` must be 0 or 1 (draw playout cap
+        randomization per call: each game drawing its own would run both
+        searches).
+      actor: the ``B`` running games.
+      buffer: ``B`` rings of at least ``L + 1`` rows (``replay_init(..., slots=B)``).
+      key: PRNG key.
+      mesh: a 1-D mesh (:func:`gojax.alphazero.make_mesh`) whose size divides ``B``.
+
+    Returns:
+      ``(actor, buffer, stats)`` as :func:`selfplay`.
+
+    Raises:
+      ValueError: for a buffer without ``B`` rings, a fraction strictly
+        between 0 and 1, or ``B`` not a multiple of the mesh size.
+    """
+    batch = actor.rows.shape[0]
+    if buffer.slots != batch:
+        raise ValueError(
+            f"selfplay_sharded needs a replay buffer of {batch} rings (replay_init(..., slots=B))"
+        )
+    if 0.0 < settings.full_search_fraction < 1.0:
+        raise ValueError(
+            "selfplay_sharded needs full_search_fraction 0 or 1: draw playout cap randomization per call"
+        )
+    if batch % mesh.devices.size:
+        raise ValueError(f"{batch} games do not split over {mesh.devices.size} devices")
+    from jax.sharding import PartitionSpec
+
+    def local(variables, actor, buffer, keys):
+        actor, buffer, stats = _one_game_each(
+            config, settings, graphdef, variables, actor, buffer, keys, num_moves
+        )
+        return actor, buffer, jax.tree.map(lambda x: jax.lax.psum(jnp.sum(x), DATA_AXIS), stats)
+
+    split, whole = PartitionSpec(DATA_AXIS), PartitionSpec()
+    # check_vma=False: mctx's loops start from values that are the same on every device.
+    run = jax.shard_map(
+        local,
+        mesh=mesh,
+        in_specs=(whole, split, split, split),
+        out_specs=(split, split, whole),
+        check_vma=False,
+    )
+    return run(variables, actor, buffer, jax.random.split(key, batch))

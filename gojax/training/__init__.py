@@ -16,8 +16,14 @@ self-play, replay buffer, loss, sharding - are in :mod:`gojax.alphazero`.
   :func:`add_arguments`, :func:`from_arguments`, :func:`to_arguments` - one
   command-line flag per field (``flags.py``); :func:`main` - the
   ``gojax-train`` command (``cli.py``).
-* :class:`RunState`, :class:`Counters`, :class:`TrainingRun` - the state on the
-  devices, the host counters and one iteration of self-play and training (``run.py``).
+* :class:`RunState`, :class:`Counters` - the state on the devices and the host
+  counters (``state.py``); :class:`TrainingRun` - one iteration of self-play
+  and training (``run.py``).
+* :func:`same_settings_everywhere`, :func:`same_network_everywhere`,
+  :func:`checksum`, :func:`collective_bytes`, :func:`gather_json`, :func:`stopped_processes`,
+  :func:`report_failure`, :func:`watch_processes` - a run of several processes (``distributed.py``);
+  :func:`run_local_processes` - ``gojax-train --local-processes N``
+  (``launch.py``).
 * :class:`RunCheckpoints` - run checkpoints to resume, and the network
   checkpoint that players and ``gojax-gtp`` load (``checkpoints.py``).
 * :class:`Evaluator`, :func:`default_baselines`, :func:`play_gnugo`,
@@ -37,6 +43,16 @@ require("flax", "optax", "orbax.checkpoint", "mctx", "chex", feature="gojax.trai
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.cli import build_parser, config_from_arguments, main
 from gojax.training.config import OPPONENTS, TrainConfig
+from gojax.training.distributed import (
+    checksum,
+    collective_bytes,
+    gather_json,
+    report_failure,
+    same_network_everywhere,
+    same_settings_everywhere,
+    stopped_processes,
+    watch_processes,
+)
 from gojax.training.evaluation import (
     Evaluator,
     default_baselines,
@@ -45,6 +61,7 @@ from gojax.training.evaluation import (
     summarize_games,
 )
 from gojax.training.flags import add_arguments, flag_name, from_arguments, given_fields, to_arguments
+from gojax.training.launch import run_local_processes
 from gojax.training.loop import restore_run, train
 from gojax.training.metrics import (
     MetricsLog,
@@ -54,8 +71,9 @@ from gojax.training.metrics import (
     summary_table,
     to_json,
 )
-from gojax.training.run import Counters, RunState, TrainingRun
+from gojax.training.run import TrainingRun
 from gojax.training.samples import write_sgf_samples
+from gojax.training.state import Counters, RunState
 
 __all__ = [
     "OPPONENTS",
@@ -68,22 +86,31 @@ __all__ = [
     "TrainingRun",
     "add_arguments",
     "build_parser",
+    "checksum",
+    "collective_bytes",
     "config_from_arguments",
     "default_baselines",
     "eval_row",
     "flag_name",
     "from_arguments",
+    "gather_json",
     "given_fields",
     "gnugo_available",
     "main",
     "play_gnugo",
     "plot_learning_curve",
+    "report_failure",
     "restore_run",
+    "run_local_processes",
+    "same_network_everywhere",
+    "same_settings_everywhere",
+    "stopped_processes",
     "summarize_games",
     "summarize_run",
     "summary_table",
     "to_arguments",
     "to_json",
     "train",
+    "watch_processes",
     "write_sgf_samples",
 ]

@@ -7,17 +7,32 @@
     gojax-train --run-dir runs/quick --resume     # continue after a kill
     gojax-train --host-devices 4 --batch-per-device 32   # 4 virtual CPU devices
     gojax-train --host-devices 1                  # the whole run on one device (one core)
+    gojax-train --local-processes 2               # 2 cooperating processes on this machine
+    gojax-train --coordinator host0:5000 --num-processes 4 --process-id 2   # one of 4 hosts
+    srun gojax-train --distributed                # Slurm (or a Cloud TPU slice): detected
 
 Every :class:`gojax.training.TrainConfig` field is a flag (``--help`` lists
 them with their defaults). Every device of the machine is used, data-parallel
-(``--devices`` to use fewer); ``--distributed`` calls
-``jax.distributed.initialize`` first for a multi-host run. With ``--resume``
-the run's saved ``config.json`` is used; only the fields marked resumable
-(the budget, the evaluation and file settings) change when given on the
-command line. On a CPU, the run splits the processor into one JAX device per
-core (``--host-devices``): self-play and training then run on every core. On
-7x7 the komi defaults to 9, the fair value under area scoring. See
+(``--devices`` to use fewer); with ``--resume`` the run's saved
+``config.json`` is used; only the fields marked resumable (the budget, the
+evaluation and file settings) change when given on the command line. On a
+CPU, the run splits the processor into one JAX device per core
+(``--host-devices``): self-play and training then run on every core. On 7x7
+the komi defaults to 9, the fair value under area scoring. See
 :mod:`gojax.training.loop` for what is written under ``--run-dir``.
+
+**Several processes.** ``--coordinator HOST:PORT --num-processes N
+--process-id I`` (or ``--distributed`` alone, where JAX detects them: Slurm,
+Cloud TPU, ...) make this process one of ``N`` that train together on JAX's
+multi-controller runtime (:func:`gojax.alphazero.initialize_distributed`):
+one global mesh over all their devices, the self-play games and the replay
+buffer split between them, gradients averaged across all devices,
+checkpoints written by all of them together (``--run-dir`` must be a folder
+they all see). ``--local-processes N`` starts ``N`` such processes on this
+machine (:mod:`gojax.training.launch`). Processes started with different
+settings are refused (exit status 2, naming each difference); when a
+process dies the others stop, naming it (exit status 1). ``--resume``
+continues with the same number of processes or another.
 """
 
 from __future__ import annotations
@@ -31,7 +46,14 @@ import sys
 from gojax._host.cpu_devices import default_host_devices, split_host_cpu
 from gojax.alphazero import initialize_distributed
 from gojax.training.config import TrainConfig
+from gojax.training.distributed import (
+    gather_json,
+    report_failure,
+    same_settings_everywhere,
+    watch_processes,
+)
 from gojax.training.flags import add_arguments, given_fields
+from gojax.training.launch import run_local_processes, share_of_cores
 from gojax.training.loop import train
 
 __all__ = ["build_parser", "config_from_arguments", "main"]
@@ -53,12 +75,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="split the CPU into this many JAX devices (XLA_FLAGS); default: one per core, at most 8 "
         "(and --devices), as many as divide --batch and --train-batch, unless XLA_FLAGS names a count",
     )
-    run.add_argument(
-        "--distributed", action="store_true", help="jax.distributed.initialize() first (multi-host)"
+    processes = parser.add_argument_group("several processes (JAX's multi-controller runtime)")
+    processes.add_argument(
+        "--distributed",
+        action="store_true",
+        help="one of several processes: jax.distributed.initialize() first, the coordinator, process count "
+        "and id from the flags below or, where they are missing, from the cluster (Slurm, Cloud TPU, ...)",
     )
-    run.add_argument("--coordinator", help="multi-host: coordinator host:port")
-    run.add_argument("--num-processes", type=int, help="multi-host: number of processes")
-    run.add_argument("--process-id", type=int, help="multi-host: this process's index")
+    processes.add_argument("--coordinator", help="HOST:PORT of the coordinator (process 0 serves it)")
+    processes.add_argument("--num-processes", type=int, help="number of processes")
+    processes.add_argument("--process-id", type=int, help="this process's index, from 0")
+    processes.add_argument(
+        "--heartbeat-timeout",
+        type=int,
+        default=20,
+        help="seconds without news from a process before the others stop (default 20)",
+    )
+    processes.add_argument(
+        "--local-processes",
+        type=int,
+        help="start this many cooperating processes on this machine (a local coordinator, CPU collectives "
+        "through gloo), each with --host-devices devices (default: an equal share of the cores)",
+    )
     return parser
 
 
@@ -96,7 +134,7 @@ def host_devices(args: argparse.Namespace, config: TrainConfig) -> int | None:
     """
     if args.host_devices is not None:
         return args.host_devices
-    if args.distributed:
+    if _distributed(args):
         return None
     sizes = [
         total
@@ -109,23 +147,95 @@ def host_devices(args: argparse.Namespace, config: TrainConfig) -> int | None:
     return default_host_devices(sizes, most=config.devices or 8)
 
 
+def _distributed(args: argparse.Namespace) -> bool:
+    """Whether this process is one of several (``--distributed`` or any of the process flags)."""
+    given = (args.coordinator, args.num_processes, args.process_id)
+    return args.distributed or any(value is not None for value in given)
+
+
+def _launch(args: argparse.Namespace, argv: list[str], config: TrainConfig) -> int:
+    """``--local-processes N``: starts the ``N`` processes (no JAX work here) and returns their status."""
+    if _distributed(args):
+        print("gojax-train: --local-processes starts its own processes: drop --distributed", file=sys.stderr)
+        return 2
+    count = args.local_processes
+    if count < 1:
+        print(f"gojax-train: --local-processes must be at least 1, got {count}", file=sys.stderr)
+        return 2
+    sizes = [
+        total
+        for total, per_device in (
+            (config.batch, config.batch_per_device),
+            (config.train_batch, config.train_batch_per_device),
+        )
+        if per_device is None
+    ]
+    devices = args.host_devices or share_of_cores(count, sizes)
+    return run_local_processes(argv, count, devices)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parses the flags, trains (or resumes) and returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
         config = config_from_arguments(args)
+        if args.local_processes is not None:
+            return _launch(args, argv, config)
         count = host_devices(args, config)
     except (TypeError, ValueError) as error:
         print(f"gojax-train: {error}", file=sys.stderr)
         return 2
+    if _distributed(args):
+        # Before JAX starts its backends (initialize_distributed); --resume is checked there, by every
+        # process together.
+        if count is not None:
+            split_host_cpu(count)
+        return _train_together(args, config)
     if args.resume and (problem := _not_resumable(config.run_dir)):
         print(f"gojax-train: --resume: {problem}", file=sys.stderr)
         return 2
     if count is not None:  # read when JAX starts its backends, which nothing has done yet
         split_host_cpu(count)
-    if args.distributed:
-        initialize_distributed(args.coordinator, args.num_processes, args.process_id)
     train(config, resume=args.resume)
+    return 0
+
+
+def _train_together(args: argparse.Namespace, config: TrainConfig) -> int:
+    """One of several processes: the same settings everywhere, then the run; a failure names who stopped."""
+    import jax
+
+    from gojax import __version__
+
+    initialize_distributed(
+        args.coordinator, args.num_processes, args.process_id, heartbeat_timeout=args.heartbeat_timeout
+    )
+    me = jax.process_index()
+    settings = {k: v for k, v in config.to_dict().items() if k != "progress"}
+    settings.update(resume=args.resume, gojax=__version__, jax=jax.__version__)
+    settings.update(local_devices=jax.local_device_count())
+    try:  # first: the steps below are collective, and would not match between unlike processes
+        same_settings_everywhere(settings)
+    except ValueError as error:
+        print(f"gojax-train: process {me}: {error}", file=sys.stderr, flush=True)
+        return 2
+    watch_processes()
+    if args.resume:
+        # Every process looks (the run folder may not be shared); all refuse if one does.
+        problems = gather_json(_not_resumable(config.run_dir))
+        if any(problems):
+            where = "; ".join(f"process {p}: {problem}" for p, problem in enumerate(problems) if problem)
+            print(f"gojax-train: process {me}: --resume: {where}", file=sys.stderr, flush=True)
+            return 2
+    try:
+        train(config.replace(progress=config.progress and jax.process_index() == 0), resume=args.resume)
+    except Exception as error:
+        if jax.process_count() == 1:
+            raise
+        report_failure(error)
+        # Not the interpreter's exit: JAX's shutdown would wait for the processes that are gone.
+        sys.stdout.flush()
+        os._exit(1)
     return 0
 
 

@@ -23,7 +23,9 @@ checkpoints, not the evaluation games (their time is reported apart). A run
 resumed with ``resume=True`` continues the budget, the counters, the replay
 buffer, the running self-play games and the PRNG key of its latest
 checkpoint; with the same settings it computes what the uninterrupted run
-would have (the times of evaluations and checkpoints aside).
+would have (the times of evaluations and checkpoints aside). In a run of
+several processes, process 0's clock decides for all when to save and when
+the budget is spent.
 
 Files under ``run_dir``: ``config.json``, ``checkpoints/<iteration>/`` and
 ``network/`` (:class:`gojax.training.RunCheckpoints`), ``metrics.csv``,
@@ -41,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import numpy as np
 
 from gojax._host.atomic import atomic_write
 from gojax._host.optional import import_optional
@@ -61,8 +64,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         devices, a replay buffer smaller than ``batch * move cap``, ...).
     """
     run = TrainingRun(cfg, resume)
-    # Several processes (multi-host): all run the same steps and write the checkpoints together
-    # (orbax); only process 0 writes the other files, and evaluation is skipped (untested here).
+    # Several processes: all run the same steps and write the checkpoints and the network together
+    # (orbax); only process 0 writes the other files, and the evaluation games are skipped.
     primary, single = jax.process_index() == 0, jax.process_count() == 1
     if primary:
         atomic_write(os.path.join(cfg.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=1))
@@ -70,17 +73,26 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     title = f"{cfg.size}x{cfg.size} AlphaZero, {cfg.blocks}x{cfg.channels} net, {cfg.simulations} sims"
     bar = _progress_bar(budget, counters.elapsed) if cfg.progress and primary else None
     last_save, last_eval, last_gnugo = time.monotonic(), counters.elapsed, counters.elapsed
-    sgf_count = 0
+    sgf_count, shown = 0, False
+    if primary and not single and (cfg.eval_every > 0 or cfg.final_eval_games or cfg.gnugo_games):
+        print(
+            f"{jax.process_count()} processes: the evaluation games are skipped (evaluate the network "
+            f"in {os.path.join(cfg.run_dir, 'network')} afterwards, e.g. with gojax-match)"
+        )
 
     def done() -> bool:
         if cfg.max_iterations is not None and counters.iteration >= cfg.max_iterations:
             return True
         return counters.elapsed >= budget
 
-    while not done():
+    stop = _agreed(done())[0]
+    while not stop:
         row = run.iteration()
         if bar is not None:
             _show_progress(bar, counters, row)
+        if primary and run.traffic and not shown:
+            shown = True
+            (bar.write if bar is not None else print)(_traffic_line(run))
         due = cfg.eval_every > 0 and counters.elapsed - last_eval >= cfg.eval_every * 60
         if due and cfg.eval_games > 0 and single:
             sgf_count += _evaluate(run, title, sgf_count, bar.write if bar is not None else print)
@@ -88,18 +100,59 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         if cfg.gnugo_every > 0 and counters.elapsed - last_gnugo >= cfg.gnugo_every * 60 and single:
             _gnugo_rung(run, bar.write if bar is not None else print)
             last_gnugo = counters.elapsed
-        if time.monotonic() - last_save >= cfg.checkpoint_every * 60:
+        save, stop = _agreed(time.monotonic() - last_save >= cfg.checkpoint_every * 60, done())
+        if save:
             run.save()
             last_save = time.monotonic()
     if bar is not None:
         bar.close()
     run.save()
+    network_dir = run.save_network()  # by every process: orbax writes it together
     if not primary:
         run.close()
         return {}
-    summary = _finish(run, title, sgf_count, single)
+    summary = _finish(run, title, sgf_count, single, network_dir)
     run.close()
     return summary
+
+
+def _agreed(*decisions: bool) -> tuple[bool, ...]:
+    """Process 0's ``decisions``, in every process (each must call it; a broadcast when there are several).
+
+    The clock-driven decisions of the loop - stop at the time budget, save a
+    checkpoint - are taken on each process's own clock; the processes must take
+    them together (a checkpoint is written by all, and every iteration is
+    collective), so all follow process 0.
+    """
+    if jax.process_count() == 1:
+        return decisions
+    from jax.experimental import multihost_utils
+
+    values = multihost_utils.broadcast_one_to_all(np.array(decisions, np.bool_))
+    return tuple(bool(v) for v in np.asarray(values))
+
+
+def _traffic_line(run: TrainingRun) -> str:
+    """What the devices exchange (metrics.csv has it in every row from now on)."""
+    mesh = run.mesh
+    return (
+        f"{jax.process_count()} process(es), {mesh.devices.size} device(s): the devices exchange "
+        f"{run.traffic['exchanged_per_train_step']:,} bytes per training step and "
+        f"{run.traffic['exchanged_per_selfplay']:,} bytes per self-play call "
+        "(columns exchanged_per_train_step_bytes, exchanged_per_selfplay_bytes of metrics.csv)"
+    )
+
+
+def _local_games(actor: Any) -> Any:
+    """``actor``'s finished-game fields as host arrays of this process's own games (all, in one process)."""
+
+    def local(x: Any) -> np.ndarray:
+        if getattr(x, "is_fully_addressable", True):
+            return np.asarray(jax.device_get(x))
+        shards = sorted(x.addressable_shards, key=lambda s: s.index[0].start or 0)
+        return np.concatenate([np.asarray(s.data) for s in shards])
+
+    return dataclasses.replace(actor, last_moves=local(actor.last_moves), last_score=local(actor.last_score))
 
 
 def _progress_bar(budget: float, elapsed: float) -> Any:
@@ -147,11 +200,10 @@ def _evaluate(run: TrainingRun, title: str, sgf_count: int, say: Callable[[str],
     return len(paths)
 
 
-def _finish(run: TrainingRun, title: str, sgf_count: int, single: bool) -> dict[str, Any]:
-    """The network saved, the final evaluation, the last SGF samples, the learning curve and
-    the summary (``summary.md``, ``summary.json``, printed); returns the summary."""
+def _finish(run: TrainingRun, title: str, sgf_count: int, single: bool, network_dir: str) -> dict[str, Any]:
+    """The final evaluation, the last SGF samples, the learning curve and the summary
+    (``summary.md``, ``summary.json``, printed); returns the summary."""
     cfg, counters = run.cfg, run.counters
-    network_dir = run.save_network()
     final = {}
     if cfg.final_eval_games > 0 and cfg.final_eval_opponents and single:
         names = ", ".join(cfg.final_eval_opponents)
@@ -160,14 +212,15 @@ def _finish(run: TrainingRun, title: str, sgf_count: int, single: bool) -> dict[
     if cfg.gnugo_games and single:
         final.update(_gnugo(run, network_dir))
     if cfg.sgf_games:
-        write_sgf_samples(
-            run.rules, run.state.actor, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count
-        )
+        games = _local_games(run.state.actor)
+        write_sgf_samples(run.rules, games, os.path.join(cfg.run_dir, "sgf"), cfg.sgf_games, sgf_count)
     run.metrics.flush()
     plot_learning_curve(run.metrics.rows, os.path.join(cfg.run_dir, "learning_curve.png"), title)
     extra = {
         "config": cfg.to_dict(),
         "devices": int(run.mesh.devices.size),
+        "processes": jax.process_count(),
+        **{f"{name}_bytes": value for name, value in run.traffic.items()},
         "batch": run.batch,
         "train_batch": run.train_batch,
         "train_steps_per_iteration": run.train_steps,

@@ -1,18 +1,16 @@
-"""One training run on the host: its typed state, its counters, its jitted steps (used by :func:`train`).
+"""One training run on the host: its jitted steps, its state and files (used by :func:`train`).
 
-* :class:`RunState` - the whole training state on the devices (network
-  variables, optimizer state, replay buffer, running self-play games, PRNG
-  key): a pytree, what a run checkpoint holds.
-* :class:`Counters` - host counters (iterations, training steps, positions,
-  games, results, times), saved with every checkpoint.
-* :class:`TrainingRun` - builds everything a run needs from a
-  :class:`TrainConfig` - the device mesh, the network, the optimizer, the
-  replay buffer, the self-play games, the jitted self-play
-  (:func:`gojax.alphazero.selfplay`) and training
-  (:func:`gojax.alphazero.sample_and_train`, one step per call: see there on
-  XLA:CPU) functions, the evaluator and the checkpoints - restores the latest
-  checkpoint when resuming, and runs one iteration at a time
-  (:meth:`TrainingRun.iteration`). A host-side tool: it calls ``jax.jit``.
+:class:`TrainingRun` builds everything a run needs from a
+:class:`TrainConfig` - the device mesh (every device of every process), the
+network, the optimizer, the replay buffer (one ring per self-play game, split
+over the devices with the games), the self-play games, the jitted self-play
+(:func:`gojax.alphazero.selfplay_sharded`) and training
+(:func:`gojax.alphazero.sample_and_train`, one step per call: see there on
+XLA:CPU) functions, the evaluator and the checkpoints - restores the latest
+checkpoint when resuming, and runs one iteration at a time
+(:meth:`TrainingRun.iteration`). Its state is a :class:`RunState`, its
+counters :class:`Counters` (``state.py``). A host-side tool: it calls
+``jax.jit``.
 """
 
 from __future__ import annotations
@@ -32,95 +30,12 @@ from gojax import alphazero as az
 from gojax.features import observation
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.config import TrainConfig
+from gojax.training.distributed import checksum, collective_bytes, same_network_everywhere
 from gojax.training.evaluation import Evaluator, default_baselines
-from gojax.training.metrics import MetricsLog, eval_row
+from gojax.training.metrics import MetricsLog
+from gojax.training.state import Counters, RunState
 
-__all__ = ["Counters", "RunState", "TrainingRun"]
-
-
-@jax.tree_util.register_dataclass
-@dataclasses.dataclass(frozen=True)
-class RunState:
-    """The training state on the devices (a pytree; fields in the order they are checkpointed).
-
-    Attributes:
-      actor: :class:`gojax.alphazero.SelfPlayState`, the ``B`` running games (split over devices).
-      buffer: :class:`gojax.alphazero.ReplayBuffer`.
-      key: the run's PRNG key.
-      opt_state: the optax optimizer state.
-      variables: the network's ``{"params", "batch_stats"}``.
-    """
-
-    actor: az.SelfPlayState
-    buffer: az.ReplayBuffer
-    key: jax.Array
-    opt_state: Any
-    variables: Any
-
-    def replace(self, **changes: Any) -> RunState:
-        """A copy with the given fields replaced."""
-        return dataclasses.replace(self, **changes)
-
-
-@dataclasses.dataclass
-class Counters:
-    """What a run has done so far (host numbers; saved with every checkpoint, continued on resume).
-
-    Attributes:
-      iteration: iterations done.
-      train_steps: optimizer steps done.
-      positions: self-play positions searched.
-      games, black_wins, white_wins, draws, truncated: finished self-play games and their results.
-      resigned: finished games that a player resigned.
-      resign_checks, false_resigns: games without resignation in which a player
-        would have resigned, and those of them that player won.
-      game_moves: total moves of the finished games.
-      elapsed: seconds spent against the budget (self-play, training, compilation, checkpoints).
-      eval_time: seconds of evaluation games (not in the budget).
-      selfplay_time, train_time: seconds of self-play and of training.
-      evals_done: evaluations run (each gets its own PRNG key).
-      gnugo_rung: the index in ``gnugo_ladder`` of the GNU Go level the
-        agent plays next during training.
-      steady_positions, steady_selfplay_time: self-play after the first
-        iteration of a process (which compiles), for the steady rate.
-    """
-
-    iteration: int = 0
-    train_steps: int = 0
-    positions: int = 0
-    games: int = 0
-    black_wins: int = 0
-    white_wins: int = 0
-    draws: int = 0
-    truncated: int = 0
-    resigned: int = 0
-    resign_checks: int = 0
-    false_resigns: int = 0
-    game_moves: int = 0
-    elapsed: float = 0.0
-    eval_time: float = 0.0
-    selfplay_time: float = 0.0
-    train_time: float = 0.0
-    evals_done: int = 0
-    gnugo_rung: int = 0
-    steady_positions: int = 0
-    steady_selfplay_time: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The counters as a JSON-ready dict."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Counters:
-        """Inverse of :meth:`to_dict` (unknown keys are ignored, missing ones are 0)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
-
-    def eval_row(self, name: str, result: Any, **more: Any) -> dict[str, Any]:
-        """The metrics row of an evaluation matchup played now (:func:`gojax.training.eval_row`)."""
-        return eval_row(
-            name, result, step=self.train_steps, iteration=self.iteration, minutes=self.elapsed / 60, **more
-        )
+__all__ = ["TrainingRun"]
 
 
 def _global(value: int, per_device: int | None, devices: int, name: str) -> int:
@@ -146,7 +61,8 @@ class TrainingRun:
 
     def __init__(self, cfg: TrainConfig, resume: bool):
         self.cfg = cfg
-        self.mesh = az.make_mesh(cfg.devices)
+        self.mesh = az.make_mesh(devices=az.process_devices(cfg.devices))
+        self.primary = jax.process_index() == 0
         devices = self.mesh.devices.size
         self.batch = _global(cfg.batch, cfg.batch_per_device, devices, "batch")
         self.train_batch = _global(cfg.train_batch, cfg.train_batch_per_device, devices, "train_batch")
@@ -154,7 +70,7 @@ class TrainingRun:
         self.observation = observation("basic")  # the name checkpoints record (observe_name)
         observe = self.observation.observe
         channels = self.observation.channels(self.rules)
-        az.check_capacity(cfg.replay_capacity, self.batch, self.rules.move_cap)
+        az.check_capacity(cfg.replay_capacity, self.batch, self.rules.move_cap, slots=True)
         positions = self.batch * cfg.moves_per_iteration
         self.train_steps = cfg.train_steps or max(1, round(cfg.reuse * positions / self.train_batch))
         self.settings = cfg.selfplay_settings(observe)
@@ -171,10 +87,10 @@ class TrainingRun:
             self.counters = Counters.from_dict(saved["counters"])
             rows = saved["metrics"]
             self._log_resume(step)
-        self.metrics = MetricsLog(
-            os.path.join(cfg.run_dir, "metrics.csv"), rows, os.path.join(cfg.run_dir, "tb")
-        )
+        tensorboard = os.path.join(cfg.run_dir, "tb") if self.primary else None
+        self.metrics = MetricsLog(os.path.join(cfg.run_dir, "metrics.csv"), rows, tensorboard)
         self.play, self.learn = self._compiled_steps(optimizer)
+        self.traffic: dict[str, int] = {}  # collective bytes per call, once the steps are compiled
         search = cfg.eval_search_settings()
         opponents = default_baselines(search.num_simulations, cfg.mc_playouts)
         wanted = list(dict.fromkeys(cfg.eval_opponents + cfg.final_eval_opponents))
@@ -183,8 +99,8 @@ class TrainingRun:
         )
 
     def _initial_state(self, channels: int, optimizer: Any) -> tuple[Any, RunState]:
-        """``(graphdef, state)`` of a new run: the network's first weights, an empty replay buffer,
-        the optimizer's state and the self-play games, placed on the mesh."""
+        """``(graphdef, state)`` of a new run: the network's first weights, an empty replay buffer
+        (one ring per game), the optimizer's state and the self-play games, made on the mesh."""
         from flax import nnx
 
         cfg = self.cfg
@@ -195,27 +111,29 @@ class TrainingRun:
         def build():
             return az.PolicyValueNet(self.net_config, cfg.size, channels, rngs=nnx.Rngs(seed))
 
-        # The initial weights in one compiled call (eager initialisers dispatch op by op: seconds).
+        def state() -> RunState:
+            variables = az.split(build())[1]
+            buffer = az.replay_init(
+                cfg.replay_capacity, cfg.size, channels, np.dtype(cfg.replay_dtype), slots=self.batch
+            )
+            actor = az.selfplay_init(self.rules, self.batch)
+            return RunState(actor, buffer, key, optimizer.init(variables["params"]), variables)
+
+        # One compiled call that makes every array in its place on the mesh (eager initialisers
+        # dispatch op by op: seconds), which works alike in one process and in several.
         graphdef, _ = az.split(nnx.eval_shape(build))
-        variables = jax.jit(lambda: az.split(build())[1])()
-        replicated = az.replicate(
-            (
-                az.replay_init(cfg.replay_capacity, cfg.size, channels, np.dtype(cfg.replay_dtype)),
-                key,
-                optimizer.init(variables["params"]),
-                variables,
-            ),
-            self.mesh,
-        )
-        actor = az.shard_batch(az.selfplay_init(self.rules, self.batch), self.mesh)
-        return graphdef, RunState(actor, *replicated)
+        batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
+        shardings = RunState(batch_s, batch_s, repl_s, repl_s, repl_s)  # type: ignore[arg-type]
+        return graphdef, jax.jit(state, out_shardings=shardings)()
 
     def _compiled_steps(self, optimizer: Any) -> tuple[Any, Any]:
         """``(play, learn)``: one iteration's self-play and one optimizer step, jitted over the mesh.
 
-        ``play(variables, actor, buffer, key)`` is ``(actor, buffer, stats, ready positions)``;
+        ``play(variables, actor, buffer, key, full)`` is ``(actor, buffer, stats, ready, fewest)``:
+        the ready rows of the buffer and of its emptiest sampling group;
         ``learn(variables, opt_state, buffer, key)`` is :func:`gojax.alphazero.sample_and_train`'s
-        result. Both donate the state they replace.
+        result and a checksum of the new parameters (``uint32[]``, computed by every device
+        from its own copy). Both donate the state they replace.
         """
         cfg = self.cfg
         batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
@@ -224,12 +142,9 @@ class TrainingRun:
         def play(variables, actor, buffer, key, full):
             # Playout cap randomization per iteration, drawn on the host (TrainingRun.iteration):
             # one compiled self-play of full searches and one of cheap ones, no conditional around
-            # the sharded search (XLA:CPU's collectives inside a lax.cond stall on 4 devices).
-            fraction = 1.0 if full else 0.0
-            settings = self.settings
-            if cfg.full_search_fraction < 1.0:
-                settings = dataclasses.replace(settings, full_search_fraction=fraction)
-            actor, buffer, stats = az.selfplay(
+            # the search (XLA:CPU's collectives inside a lax.cond stall on 4 devices).
+            settings = dataclasses.replace(self.settings, full_search_fraction=1.0 if full else 0.0)
+            actor, buffer, stats = az.selfplay_sharded(
                 self.rules,
                 settings,
                 self.graphdef,
@@ -238,12 +153,13 @@ class TrainingRun:
                 buffer,
                 key,
                 cfg.moves_per_iteration,
-                constrain,
+                self.mesh,
             )
-            return actor, buffer, stats, jnp.sum(buffer.ready.astype(jnp.int32))
+            ready = az.replay_ready_groups(buffer, self.train_batch)
+            return actor, buffer, stats, jnp.sum(ready), jnp.min(ready)
 
         def learn(variables, opt_state, buffer, key):
-            return az.sample_and_train(
+            variables, opt_state, metrics = az.sample_and_train(
                 self.graphdef,
                 optimizer,
                 variables,
@@ -256,19 +172,27 @@ class TrainingRun:
                 weights=cfg.loss_weights(),
                 batch_constraint=constrain,
             )
+            return variables, opt_state, metrics, checksum(variables["params"])
 
         compiled_play = jax.jit(
             play,
-            in_shardings=(repl_s, batch_s, repl_s, repl_s),
-            out_shardings=(batch_s, repl_s, repl_s, repl_s),
+            in_shardings=(repl_s, batch_s, batch_s, repl_s),
+            out_shardings=(batch_s, batch_s, repl_s, repl_s, repl_s),
             donate_argnums=(1, 2),
             static_argnums=(4,),
         )
-        compiled_learn = jax.jit(learn, in_shardings=repl_s, out_shardings=repl_s, donate_argnums=(0, 1))
+        compiled_learn = jax.jit(
+            learn,
+            in_shardings=(repl_s, repl_s, batch_s, repl_s),
+            out_shardings=repl_s,
+            donate_argnums=(0, 1),
+        )
         return compiled_play, compiled_learn
 
     def _log_resume(self, step: int) -> None:
         leaves = jax.tree.leaves(jax.device_get(self.state.variables["params"]))
+        if not self.primary:
+            return
         record = {
             "resumed_from": step,
             "iteration": self.counters.iteration,
@@ -288,7 +212,7 @@ class TrainingRun:
                 "metrics": self.metrics.rows,
             }
             self.checkpoints.save(iteration, self.state, meta)
-        if jax.process_index() == 0:
+        if self.primary:
             self.metrics.flush()
 
     def save_network(self) -> str:
@@ -303,52 +227,35 @@ class TrainingRun:
         )
 
     def iteration(self) -> dict[str, Any]:
-        """One self-play + training iteration; returns its metrics row."""
-        state, counters = self.state, self.counters
+        """One self-play + training iteration; returns its metrics row.
+
+        Raises:
+          RuntimeError: in a run of several processes, when their copies of
+            the network differ after a training step (they never should).
+        """
+        state = self.state
         key, play_key, learn_key = jax.random.split(state.key, 3)
         start = time.perf_counter()
-        draw = np.random.default_rng([self.cfg.seed, counters.iteration]).random()
+        draw = np.random.default_rng([self.cfg.seed, self.counters.iteration]).random()
         full = bool(draw < self.cfg.full_search_fraction)
-        actor, buffer, stats, ready = self.play(state.variables, state.actor, state.buffer, play_key, full)
-        stats, ready = jax.device_get((stats, ready))
+        actor, buffer, stats, ready, fewest = self.play(
+            state.variables, state.actor, state.buffer, play_key, full
+        )
+        stats, ready, fewest = jax.device_get((stats, ready, fewest))
         played = time.perf_counter()
         state = state.replace(actor=actor, buffer=buffer, key=key)
-        row: dict[str, Any] = {"kind": "train", "iteration": counters.iteration + 1, "ready": int(ready)}
-        if ready >= max(self.cfg.min_replay, 1):
-            # One jitted step per call: see sample_and_train on convolution gradients in XLA:CPU loops.
-            variables, opt_state, steps = state.variables, state.opt_state, []
-            for step_key in jax.random.split(learn_key, self.train_steps):
-                variables, opt_state, metrics = self.learn(variables, opt_state, buffer, step_key)
-                steps.append(metrics)
-            metrics = jax.device_get(steps)
-            state = state.replace(variables=variables, opt_state=opt_state)
-            counters.train_steps += self.train_steps
-            row.update(
-                {
-                    f.name: float(np.mean([float(getattr(m, f.name)) for m in metrics]))
-                    for f in dataclasses.fields(metrics[0])
-                }
-            )
+        row: dict[str, Any] = {"kind": "train", "iteration": self.counters.iteration + 1, "ready": int(ready)}
+        checksums = np.zeros((0, 0), np.uint32)
+        # Every sampling group needs a ready row (each device draws from its own rings).
+        if ready >= max(self.cfg.min_replay, 1) and fewest > 0:
+            state, means, checksums = self._train(state, learn_key)
+            row.update(means)
         self.state = state
         trained = time.perf_counter()
-        counters.iteration += 1
-        counters.positions += int(stats.moves)
-        counters.games += int(stats.games)
-        counters.black_wins += int(stats.black_wins)
-        counters.white_wins += int(stats.white_wins)
-        counters.draws += int(stats.draws)
-        counters.truncated += int(stats.truncated)
-        counters.resigned += int(stats.resigned)
-        counters.resign_checks += int(stats.resign_checks)
-        counters.false_resigns += int(stats.false_resigns)
-        counters.game_moves += int(stats.length)
-        counters.selfplay_time += played - start
-        if self._warm:
-            counters.steady_positions += int(stats.moves)
-            counters.steady_selfplay_time += played - start
-        self._warm = True
-        counters.train_time += trained - played
-        counters.elapsed += trained - start
+        self._count(stats, played - start, trained - played)
+        if not self.traffic and len(checksums):
+            self.traffic = self.measure_traffic(full)
+        counters = self.counters
         row.update(
             step=counters.train_steps,
             minutes=counters.elapsed / 60,
@@ -361,9 +268,94 @@ class TrainingRun:
             false_resign_rate=counters.false_resigns / max(counters.resign_checks, 1),
             selfplay_s=played - start,
             train_s=trained - played,
+            **{f"{name}_bytes": value for name, value in self.traffic.items()},
         )
+        if jax.process_count() > 1:
+            same_network_everywhere(checksums, counters.train_steps - len(checksums))
+            self._log_process(checksums)
         self.metrics.log(row)
         return row
+
+    def _train(self, state: RunState, key: jax.Array) -> tuple[RunState, dict[str, float], np.ndarray]:
+        """``train_steps`` optimizer steps: the new state, the metrics' means, the parameters' checksums
+        (``uint32[steps, local devices]``: each step's, as each of this process's devices computed it)."""
+        # One jitted step per call: see sample_and_train on convolution gradients in XLA:CPU loops.
+        variables, opt_state, steps, sums = state.variables, state.opt_state, [], []
+        for step_key in jax.random.split(key, self.train_steps):
+            variables, opt_state, metrics, checksum_ = self.learn(
+                variables, opt_state, state.buffer, step_key
+            )
+            steps.append(metrics)
+            sums.append([shard.data for shard in checksum_.addressable_shards])
+        metrics, sums = jax.device_get((steps, sums))
+        self.counters.train_steps += self.train_steps
+        means = {
+            f.name: float(np.mean([float(getattr(m, f.name)) for m in metrics]))
+            for f in dataclasses.fields(metrics[0])
+        }
+        return state.replace(variables=variables, opt_state=opt_state), means, np.asarray(sums, np.uint32)
+
+    def _count(self, stats: Any, selfplay_s: float, train_s: float) -> None:
+        """Adds an iteration's self-play results and times to the counters."""
+        counters = self.counters
+        counters.iteration += 1
+        counters.positions += int(stats.moves)
+        counters.games += int(stats.games)
+        counters.black_wins += int(stats.black_wins)
+        counters.white_wins += int(stats.white_wins)
+        counters.draws += int(stats.draws)
+        counters.truncated += int(stats.truncated)
+        counters.resigned += int(stats.resigned)
+        counters.resign_checks += int(stats.resign_checks)
+        counters.false_resigns += int(stats.false_resigns)
+        counters.game_moves += int(stats.length)
+        counters.selfplay_time += selfplay_s
+        if self._warm:
+            counters.steady_positions += int(stats.moves)
+            counters.steady_selfplay_time += selfplay_s
+        self._warm = True
+        counters.train_time += train_s
+        counters.elapsed += selfplay_s + train_s
+
+    def measure_traffic(self, full: bool = True) -> dict[str, int]:
+        """The bytes the devices exchange per self-play call and per training step, read from the
+        compiled programs (:func:`gojax.training.collective_bytes`; compiles what is not yet).
+
+        Returns:
+          ``{"exchanged_per_selfplay": ..., "exchanged_per_train_step": ...}`` (0 on one device).
+        """
+        if self.mesh.devices.size == 1:  # the program's collectives have no one to exchange with
+            return {"exchanged_per_selfplay": 0, "exchanged_per_train_step": 0}
+        shapes = jax.tree.map(
+            lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), self.state
+        )
+        play = self.play.lower(shapes.variables, shapes.actor, shapes.buffer, shapes.key, full).compile()
+        learn = self.learn.lower(shapes.variables, shapes.opt_state, shapes.buffer, shapes.key).compile()
+        return {
+            "exchanged_per_selfplay": collective_bytes(play.as_text()),
+            "exchanged_per_train_step": collective_bytes(learn.as_text()),
+        }
+
+    def _log_process(self, checksums: np.ndarray) -> None:
+        """One line in ``run_dir/processes/<process>.jsonl``: its operating-system pid, the rows this
+        process's rings hold (written and ready: from games that ended) and its network's checksum after
+        each step of the iteration."""
+        buffer = self.state.buffer
+        local = lambda x: int(sum(np.asarray(s.data).sum() for s in x.addressable_shards))  # noqa: E731
+        record = {
+            "process": jax.process_index(),
+            "pid": os.getpid(),
+            "iteration": self.counters.iteration,
+            "train_steps": self.counters.train_steps,
+            "local_devices": len(self.mesh.local_devices),
+            "positions_written": local(buffer.written),
+            "positions_ready": local(buffer.ready),
+            "checksums": checksums[:, 0].tolist() if checksums.size else [],
+        }
+        folder = os.path.join(self.cfg.run_dir, "processes")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"{jax.process_index()}.jsonl"), "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
 
     def evaluate(self, num_games: int, names=None) -> dict[str, Any]:
         """Plays the network against the baselines ``names`` (default: all); logs and returns the results."""
