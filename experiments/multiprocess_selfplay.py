@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     positions = int(np.sum(lengths))
     print(
         f"{args.games} {args.player} games on {args.size}x{args.size} by {jax.process_count()} process(es), "
-        f"{jax.device_count()} device(s) in {seconds:.1f} s ({positions / seconds:.0f} positions/s); "
+        f"{jax.device_count()} device(s) in {seconds:.3g} s ({positions / seconds:.0f} positions/s); "
         f"{len(data)} samples -> {args.out}"
     )
     return 0
