@@ -249,7 +249,7 @@ class Searcher:
         self._load: dict[tuple[int, str], float] = {}  # (size, family) -> recent run time / first run time
         self._pending: dict[tuple[GoConfig, int], concurrent.futures.Future] = {}
         self._jobs: list[concurrent.futures.Future] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # _start is called with it held (_prepare_later)
 
     # -- compiling and timing ----------------------------------------------------------------------
 
