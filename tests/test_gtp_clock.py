@@ -244,7 +244,8 @@ def test_a_level_that_ran_slowly_once_is_tried_again():
     assert runs[3:] == ["large", "small", "small", "large"]
 
 
-def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
+def _slow_and_quick():
+    """A warmed-up searcher of two levels, ``slow`` (blocked until ``release`` is set) and ``quick``."""
     fake = FakeTime()
     runs: list = []
     release = threading.Event()
@@ -254,6 +255,11 @@ def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
     searcher = Searcher(levels, seed=3, now=fake)
     state = gojax.init(CONFIG)
     searcher.warm_up(CONFIG, state)
+    return fake, runs, release, slow, quick, searcher, state
+
+
+def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
+    _, runs, release, slow, quick, searcher, state = _slow_and_quick()
     slow.seconds = 100.0  # late for a 10 s budget, and it waits for the release
     action, how = searcher.genmove(CONFIG, state, 10.0, lambda: CONFIG.pass_action)
     assert runs == ["quick", "slow", "quick", "slow"]
@@ -285,15 +291,7 @@ def test_a_late_search_falls_back_on_a_quick_search_and_is_waited_for():
 def test_wait_idle_waits_for_a_late_search_that_no_move_waited_for():
     # A late search still runs after its move; the process must not exit inside it (gojax-gtp and
     # the training's GNU Go evaluation close their engine, which waits).
-    fake = FakeTime()
-    runs: list = []
-    release = threading.Event()
-    slow = Costly(fake, "slow", 0.1, "a1", runs, block=release)
-    quick = Costly(fake, "quick", 0.001, "b1", runs)
-    levels = [Level(p.label, lambda config, p=p: p, "az", p.seconds, jit=False) for p in (slow, quick)]
-    searcher = Searcher(levels, seed=3, now=fake)
-    state = gojax.init(CONFIG)
-    searcher.warm_up(CONFIG, state)
+    fake, runs, release, slow, _, searcher, state = _slow_and_quick()
     assert searcher.wait_idle(0.0)  # nothing running
     slow.seconds = 100.0
     searcher.genmove(CONFIG, state, 10.0, lambda: CONFIG.pass_action)

@@ -136,7 +136,13 @@ def host_devices(args: argparse.Namespace, config: TrainConfig) -> int | None:
         return args.host_devices
     if _distributed(args):
         return None
-    sizes = [
+    sizes = _global_batches(config)
+    return default_host_devices(sizes, most=config.devices or 8)
+
+
+def _global_batches(config: TrainConfig) -> list[int]:
+    """The batches given as totals over all devices (not per device): a device count must divide them."""
+    return [
         total
         for total, per_device in (
             (config.batch, config.batch_per_device),
@@ -144,7 +150,6 @@ def host_devices(args: argparse.Namespace, config: TrainConfig) -> int | None:
         )
         if per_device is None
     ]
-    return default_host_devices(sizes, most=config.devices or 8)
 
 
 def _distributed(args: argparse.Namespace) -> bool:
@@ -162,14 +167,7 @@ def _launch(args: argparse.Namespace, argv: list[str], config: TrainConfig) -> i
     if count < 1:
         print(f"gojax-train: --local-processes must be at least 1, got {count}", file=sys.stderr)
         return 2
-    sizes = [
-        total
-        for total, per_device in (
-            (config.batch, config.batch_per_device),
-            (config.train_batch, config.train_batch_per_device),
-        )
-        if per_device is None
-    ]
+    sizes = _global_batches(config)
     devices = args.host_devices or share_of_cores(count, sizes)
     return run_local_processes(argv, count, devices)
 
