@@ -203,7 +203,7 @@ def _train_together(args: argparse.Namespace, config: TrainConfig) -> int:
     """One of several processes: the same settings everywhere, then the run; a failure names who stopped."""
     import jax
 
-    from gojax import __version__
+    from gojax._version import __version__
 
     initialize_distributed(
         args.coordinator, args.num_processes, args.process_id, heartbeat_timeout=args.heartbeat_timeout
