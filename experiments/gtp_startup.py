@@ -3,7 +3,8 @@
 ::
 
     python experiments/gtp_startup.py                       # 9x9, UCT 128, 2 warm runs
-    python experiments/gtp_startup.py --player heuristic --size 19 --warm 3
+    python experiments/gtp_startup.py --player mcts --warm 3 --skip-no-cache \\
+        --csv docs/results/gtp_startup.csv
 
 Starts ``python -m gojax.gtp --size N --player P --compile-cache DIR`` as a
 subprocess with a fresh, empty ``DIR`` (cold), then ``--warm`` more times with
@@ -12,14 +13,18 @@ the same ``DIR`` (warm), and once with ``--no-compile-cache``. Each run sends
 end from the start of the process, the reply to ``genmove`` (the time a GUI
 waits for the engine's first move) and the whole process, and reads the
 process's CPU time (user + system: on a busy machine the wall times grow, the
-CPU time much less). Prints a table and writes it as CSV to ``--out``.
+CPU time much less). Prints a table; with ``--csv`` appends one row per run
+(date, machine, command, the run and its times, load average before and
+after); ``experiments/report.py`` renders ``docs/gtp.md``'s table from it.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -37,8 +42,29 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--simulations", type=int, default=128)
     parser.add_argument("--warm", type=int, default=2, help="warm runs (default 2)")
     parser.add_argument("--skip-no-cache", action="store_true", help="leave out the run without a cache")
-    parser.add_argument("--out", type=Path, default=Path("experiments/results/gtp_startup.csv"))
+    parser.add_argument("--csv", type=Path, help="append one row per run to this CSV")
     return parser.parse_args(argv)
+
+
+FIELDS = ["date", "machine", "command", "size", "player", "run", "genmove_s", "process_s", "cpu_s"]
+FIELDS += ["load_before", "load_after"]
+
+
+def _append(path: Path, rows: list[dict], command: str, load_before: float) -> None:
+    import jax
+
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}"
+    machine += f", jax {jax.__version__}"
+    common = {"date": datetime.date.today().isoformat(), "machine": machine, "command": command}
+    common.update(load_before=f"{load_before:.1f}", load_after=f"{os.getloadavg()[0]:.1f}")
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        for row in rows:
+            times = {k: f"{row[k]:.1f}" for k in ("genmove_s", "process_s", "cpu_s")}
+            writer.writerow({**common, **row, **times})
 
 
 def one_run(args: argparse.Namespace, cache: list[str]) -> dict:
@@ -73,6 +99,8 @@ def one_run(args: argparse.Namespace, cache: list[str]) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    command = "python experiments/gtp_startup.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    load_before = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         cache = ["--compile-cache", str(Path(folder) / "cache")]
@@ -81,7 +109,7 @@ def main(argv=None) -> int:
             runs.append(("no cache", ["--no-compile-cache"]))
         for label, flags in runs:
             result = one_run(args, flags)
-            rows.append({"run": label, **result})
+            rows.append({"size": args.size, "player": args.player, "run": label, **result})
             seconds = f"genmove after {result['genmove_s']:6.1f} s  process {result['process_s']:6.1f} s"
             seconds += f"  (CPU {result['cpu_s']:5.1f} s)"
             print(f"{label:9s} {seconds}", flush=True)
@@ -92,11 +120,8 @@ def main(argv=None) -> int:
     print("\n| run | genmove reply (s) | process (s) | process CPU (s) |\n|---|---|---|---|")
     for row in rows:
         print(f"| {row['run']} | {row['genmove_s']:.1f} | {row['process_s']:.1f} | {row['cpu_s']:.1f} |")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    if args.csv is not None:
+        _append(args.csv, rows, command.strip(), load_before)
     return 0
 
 

@@ -413,6 +413,37 @@ def gtp_start(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gtp_startup(rows: list[dict[str, str]]) -> str:
+    """Time to the first ``genmove`` reply from the start of ``gojax-gtp``: one line per run of
+    ``experiments/gtp_startup.py`` (its cold start, warm starts and their median, the start without a
+    cache)."""
+    runs: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for row in rows:
+        runs.setdefault((row["date"], row["command"]), []).append(row)
+    lines = [
+        "| board | player | cold (empty cache) | warm runs | warm median | no cache | load average |",
+        "|---|---|---:|---|---:|---:|---|",
+    ]
+    for group in runs.values():
+        by_run: dict[str, list[float]] = {}
+        for row in group:
+            by_run.setdefault(row["run"], []).append(float(row["genmove_s"]))
+        warm = by_run.get("warm", [])
+        cells = [
+            f"{group[0]['size']}x{group[0]['size']}",
+            f"`{group[0]['player']}`",
+            " ".join(f"{v:.1f} s" for v in by_run.get("cold", [])) or "-",
+            ", ".join(f"{v:.1f}" for v in warm) + " s" if warm else "-",
+            f"{_median(warm):.1f} s" if warm else "-",
+            " ".join(f"{v:.1f} s" for v in by_run.get("no cache", [])) or "-",
+            f"{group[0]['load_before']}-{group[-1]['load_after']}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(_sources([group[0] for group in runs.values()]))
+    return "\n".join(lines) + "\n"
+
+
 def test_tiers(rows: list[dict[str, str]]) -> str:
     """The test suite's wall time, whole and by tier, as CI runs it: the latest run of each tier."""
     latest = {r["tier"]: r for r in rows}
@@ -441,6 +472,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "ffi_speed": ffi_speed,
     "goenv_ratio": goenv_ratio,
     "gtp_start": gtp_start,
+    "gtp_startup": gtp_startup,
     "mcts_throughput_9x9": mcts_throughput_9x9,
     "playout_rate_9x9": playout_rate_9x9,
     "strength_9x9": strength_9x9,

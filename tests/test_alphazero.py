@@ -506,6 +506,36 @@ def test_player_in_a_match_against_random(clueless, jitted):
         az.AlphaZeroPlayer(graphdef, variables, az.SearchSettings(algorithm="mcts"))
 
 
+def test_policy_player_plays_the_networks_best_legal_move(illegal_lover, positions, jitted):
+    """The raw policy: the highest logit among legal moves (the network ranks stones, the ko and a
+    suicide point first), pass once the game is over; sampling with a temperature stays legal."""
+    graphdef, variables = illegal_lover
+    player = az.PolicyPlayer(graphdef, variables)
+    names, states = positions
+    planes = jax.vmap(lambda s: az.basic_planes(CONFIG, s))(states)
+    logits = np.asarray(az.apply(graphdef, variables, planes, train=False)[0])
+    move = jax.jit(lambda p, s, k: p(CONFIG, s, k))
+    masked_out = 0
+    for i, name in enumerate(names):
+        one = jax.tree.map(lambda x, i=i: x[i], states)
+        legal = np.asarray(jitted["legal"](one))
+        action = int(move(player, one, jax.random.PRNGKey(i)))
+        if bool(one.done):
+            assert action == PASS, name
+            continue
+        expected = int(np.argmax(np.where(legal, logits[i], -np.inf)))
+        assert action == expected and legal[action], (name, action, expected)
+        masked_out += not legal[int(np.argmax(logits[i]))]
+        warm = az.PolicyPlayer(graphdef, variables, temperature=1.0)
+        sampled = [int(move(warm, one, jax.random.PRNGKey(k))) for k in range(8)]
+        assert all(legal[a] for a in sampled), (name, sampled)
+    assert masked_out >= 3  # the network's first choice was illegal in those positions
+    leaves = jax.tree.leaves(player)
+    assert len(leaves) == len(jax.tree.leaves(variables)) and player != az.PolicyPlayer(graphdef, variables)
+    with pytest.raises(ValueError, match=r"PolicyPlayer\.temperature .*-1"):
+        az.PolicyPlayer(graphdef, variables, temperature=-1.0)
+
+
 # ------------------------------------------------------------- checkpoints
 
 

@@ -762,6 +762,8 @@ def test_engine_keeps_its_rules_across_boardsize():
         (lambda: PlayerSpec(playouts=2.5), TypeError, r"PlayerSpec\.playouts .*2\.5"),
         (lambda: PlayerSpec(rollout="smart"), ValueError, r"PlayerSpec\.rollout .*'smart'"),
         (lambda: PlayerSpec("az"), ValueError, r"PlayerSpec\.checkpoint"),
+        (lambda: PlayerSpec("policy"), ValueError, r"PlayerSpec\.checkpoint .*'policy'"),
+        (lambda: PlayerSpec("mc", checkpoint="net"), ValueError, r"PlayerSpec\.checkpoint .*'mc'"),
         (lambda: PlayerSpec("uct", search=object()), ValueError, r"PlayerSpec\.search"),
         (lambda: EngineOptions(levels=[]), ValueError, r"EngineOptions\.levels"),
         (lambda: gtp.GTPEngine(gojax.GoConfig(size=5), "random"), TypeError, r"GTPEngine player"),
@@ -802,6 +804,31 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
     assert timed.searcher.levels[0].make(config).settings == search.replace(num_simulations=4096)
     with pytest.raises(TypeError, match=r"PlayerSpec\.search"):
         gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("az", checkpoint=str(tmp_path / "net"), search=8))
+
+
+def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
+    """``--player policy``: the network's highest legal logit, no search (C3 first, then B2)."""
+    pytest.importorskip("flax")
+    pytest.importorskip("mctx")
+    pytest.importorskip("orbax.checkpoint")
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from gojax import alphazero as az
+
+    network = az.NetworkConfig(blocks=0, channels=4)
+    net = az.PolicyValueNet(network, 5, az.BASIC_NUM_CHANNELS, rngs=nnx.Rngs(0))
+    bias = np.zeros(26, np.float32)
+    bias[[gojax.from_gtp(gojax.GoConfig(size=5), v) for v in ("C3", "B2")]] = (30.0, 20.0)
+    net.policy_out.kernel[...] = jnp.zeros_like(net.policy_out.kernel[...])
+    net.policy_out.bias[...] = jnp.asarray(bias)
+    az.save_checkpoint(tmp_path / "net", net, network, board_size=5)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=9), PlayerSpec("policy", checkpoint=str(tmp_path / "net")))
+    assert engine.config.size == 5
+    assert engine.searcher.levels[0].label == "AlphaZero network's policy, no search"
+    assert engine.send("genmove b") == "C3"
+    assert engine.send("genmove w") == "B2"  # C3 is taken
+    engine.close()
 
 
 def _compile_events(events: list) -> Callable[..., None]:

@@ -17,7 +17,8 @@ does not load this package. It needs flax (NNX), mctx and orbax-checkpoint.
   :class:`gojax.search.TreeSearch`'s guide take (``_player.py``). The search
   and its settings are :mod:`gojax.mcts`; :class:`SearchSettings`, the one
   settings object of every search, is re-exported here.
-* :class:`AlphaZeroPlayer` - network plus search as a gojax player (``_player.py``).
+* :class:`AlphaZeroPlayer` - network plus search as a gojax player; :class:`PolicyPlayer` - the
+  network's raw policy, no search (``_player.py``).
 * :func:`save_checkpoint`, :func:`load_checkpoint` - orbax network
   checkpoints, what players and ``gojax-gtp --player az`` load (``_checkpoint.py``).
 * the pieces of self-play training: the replay buffer (``_replay.py``),
@@ -45,7 +46,7 @@ from gojax.alphazero._network import (
     merge,
     split,
 )
-from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, network_evaluator
+from gojax.alphazero._player import PLAY_SETTINGS, AlphaZeroPlayer, PolicyPlayer, network_evaluator
 from gojax.features import (
     BASIC_CHANNELS,
     BASIC_NUM_CHANNELS,
@@ -66,6 +67,7 @@ __all__ = [
     "NetworkConfig",
     "NetworkOutputs",
     "Observation",
+    "PolicyPlayer",
     "PolicyValueNet",
     "SearchSettings",
     "Variables",

@@ -1,4 +1,5 @@
-"""An AlphaZero network plus search as a gojax player (``player(config, state, key) -> action``).
+"""An AlphaZero network plus search, or its raw policy, as a gojax player
+(``player(config, state, key) -> action``).
 
 ::
 
@@ -26,12 +27,13 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
 from gojax.features import Observation, basic_planes
 from gojax.mcts import Evaluator, SearchSettings, search
 
-__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "network_evaluator"]
+__all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "PolicyPlayer", "network_evaluator"]
 
 PLAY_SETTINGS = SearchSettings(num_simulations=64).for_play()
 """The default search of :class:`AlphaZeroPlayer`: Gumbel, 64 simulations, no PUCT noise."""
@@ -73,6 +75,52 @@ class AlphaZeroPlayer:
 
 jax.tree_util.register_dataclass(
     AlphaZeroPlayer, data_fields=["variables"], meta_fields=["graphdef", "settings", "observe"]
+)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PolicyPlayer:
+    """Plays the network's most likely legal move: its raw policy, no search.
+
+    One game; pass once the game is over. Illegal moves are masked before the
+    choice, so the move is always legal; pass is chosen only when the
+    network ranks it above every legal point. Hashed by identity and a pytree
+    whose only leaves are ``variables``, like :class:`AlphaZeroPlayer`.
+
+    Attributes:
+      graphdef, variables: the network (:func:`split`).
+      observe: the network's observation (must match its training).
+      temperature: ``0`` plays the most likely move; above ``0`` samples from
+        ``softmax(logits / temperature)`` over the legal moves.
+
+    Raises:
+      ValueError: if ``temperature`` is negative.
+    """
+
+    graphdef: nnx.GraphDef
+    variables: Variables
+    observe: Observation = basic_planes
+    temperature: float = 0.0
+
+    def __post_init__(self):
+        if not self.temperature >= 0:
+            raise ValueError(f"PolicyPlayer.temperature must be >= 0, got {self.temperature!r}")
+
+    def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
+        """``int32[]``: the policy's move for ``state`` (one game, no batch axis)."""
+        batch = jax.tree.map(lambda x: x[None], state)
+        logits, _ = network_evaluator(self.graphdef, self.variables, self.observe)(config, batch, key)
+        legal = legal_action_mask(config, state)
+        masked = jnp.where(legal, logits[0], -jnp.inf)
+        if self.temperature > 0:
+            action = jax.random.categorical(key, masked / self.temperature)
+        else:
+            action = jnp.argmax(masked)
+        return jnp.where(state.done, config.pass_action, action).astype(jnp.int32)
+
+
+jax.tree_util.register_dataclass(
+    PolicyPlayer, data_fields=["variables"], meta_fields=["graphdef", "observe", "temperature"]
 )
 
 

@@ -6,6 +6,7 @@
     gojax-gtp --size 9 --seconds-per-move 5 --resign-threshold 0.05
     gojax-gtp --size 9 --player uct --simulations 128           # Sabaki, GoGui, gogui-twogtp
     python -m gojax.gtp --player az --checkpoint runs/9x9/ckpt   # an AlphaZero network
+    gojax-gtp --player policy --checkpoint runs/9x9/network      # its raw policy, no search
     gojax-gtp --checkpoint runs/9x9/network                      # the tree search guided by a network
     gojax-gtp --size 9 --host-devices 2 --playouts-per-leaf 16   # the search on two CPU cores
 
@@ -147,7 +148,8 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
     player.add_argument(
         "--checkpoint",
         default=None,
-        help="AlphaZero checkpoint: the network of --player az, or the tree search's guide (--player mcts)",
+        help="AlphaZero checkpoint: the network of --player az or policy, or the tree search's guide "
+        "(--player mcts)",
     )
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")

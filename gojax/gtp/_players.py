@@ -179,6 +179,13 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
             )
             for n in smaller(spec.simulations, 8)
         ] + [fast]
+    elif kind == "policy":
+        assert spec.checkpoint is not None  # PlayerSpec checks it
+        from gojax import alphazero as az
+
+        graphdef, variables, observe, size = load_network(spec.checkpoint)
+        player = az.PolicyPlayer(graphdef, variables, observe=observe)
+        levels = [Level("AlphaZero network's policy, no search", _constant(player), "policy"), fast]
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
         make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search)

@@ -24,12 +24,14 @@ if TYPE_CHECKING:  # gojax.alphazero needs flax: imported only where an AlphaZer
 
 __all__ = ["PLAYERS", "REQUIRES", "ROLLOUTS", "EngineOptions", "Level", "PlayerSpec", "missing_modules"]
 
-PLAYERS = ("mcts", "random", "heuristic", "mc", "uct", "az")
-"""The player kinds of the engine (``mcts``, the tree search, is the default: the strongest untrained one)."""
+PLAYERS = ("mcts", "random", "heuristic", "mc", "uct", "az", "policy")
+"""The player kinds of the engine (``mcts``, the tree search, is the default: the strongest untrained one;
+``policy`` is an AlphaZero network's raw policy, no search)."""
 
 REQUIRES = {
     "uct": ("mctx",),
     "az": ("flax", "mctx", "optax", "orbax.checkpoint"),
+    "policy": ("flax", "mctx", "optax", "orbax.checkpoint"),
 }
 """The optional modules each player kind imports (the others need only JAX and NumPy)."""
 
@@ -77,7 +79,8 @@ class PlayerSpec:
     Attributes:
       kind: ``mcts`` (:class:`gojax.search.TreeSearch`, an anytime tree
         search that keeps its tree between moves), ``random``, ``heuristic``,
-        ``mc``, ``uct`` or ``az``.
+        ``mc``, ``uct``, ``az`` or ``policy`` (the network of ``checkpoint``
+        without a search: its most likely legal move).
       simulations: UCT / AlphaZero simulations per move of the strongest level
         (the ladder adds one a quarter the size); for ``az`` with
         ``seconds_per_move``, the smallest full search of its time ladder
@@ -91,7 +94,7 @@ class PlayerSpec:
         their fixed size, cut down only by a clock.
       playouts: pure Monte-Carlo playouts per candidate move.
       rollout: UCT / Monte-Carlo playout policy, ``random`` or ``heuristic``.
-      checkpoint: the AlphaZero network (``kind="az"``, or ``kind="mcts"``
+      checkpoint: the AlphaZero network (``kind="az"`` or ``"policy"``, or ``kind="mcts"``
         to guide the tree search with it): a
         :func:`gojax.alphazero.save_checkpoint` directory, e.g. a training
         run's ``network/``.
@@ -122,12 +125,15 @@ class PlayerSpec:
             object.__setattr__(self, name, checks.integer(getattr(self, name), f"PlayerSpec.{name}", least=1))
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"PlayerSpec.rollout must be 'random' or 'heuristic', got {self.rollout!r}")
-        if self.kind == "az" and not self.checkpoint:
+        if self.kind in ("az", "policy") and not self.checkpoint:
             raise ValueError(
-                "PlayerSpec.checkpoint is needed for kind 'az' (--player az needs --checkpoint PATH)"
+                f"PlayerSpec.checkpoint is needed for kind {self.kind!r} "
+                f"(--player {self.kind} needs --checkpoint PATH)"
             )
-        if self.checkpoint is not None and self.kind not in ("az", "mcts"):
-            raise ValueError(f"PlayerSpec.checkpoint is for kinds 'az' and 'mcts', not {self.kind!r}")
+        if self.checkpoint is not None and self.kind not in ("az", "policy", "mcts"):
+            raise ValueError(
+                f"PlayerSpec.checkpoint is for kinds 'az', 'policy' and 'mcts', not {self.kind!r}"
+            )
         if self.search is not None and self.kind not in ("az", "mcts"):
             raise ValueError(f"PlayerSpec.search is for kinds 'az' and 'mcts', not {self.kind!r}")
         object.__setattr__(self, "seed", checks.integer(self.seed, "PlayerSpec.seed"))
