@@ -775,17 +775,26 @@ def test_engine_arguments_are_validated(make, error, match):
         make()
 
 
-def test_alphazero_player_gets_the_search_settings(tmp_path):
-    pytest.importorskip("flax")
-    pytest.importorskip("mctx")
-    pytest.importorskip("orbax.checkpoint")
+def _tiny_checkpoint(path: Path, policy_bias: np.ndarray | None = None) -> None:
+    """A 5x5 network with no residual block saved at ``path``; ``policy_bias``: its policy is that bias."""
+    for name in ("flax", "mctx", "optax", "orbax.checkpoint"):
+        pytest.importorskip(name)
     from flax import nnx
 
     from gojax import alphazero as az
 
     network = az.NetworkConfig(blocks=0, channels=4)
     net = az.PolicyValueNet(network, 5, az.BASIC_NUM_CHANNELS, rngs=nnx.Rngs(0))
-    az.save_checkpoint(tmp_path / "net", net, network, board_size=5)
+    if policy_bias is not None:
+        net.policy_out.kernel[...] = jnp.zeros_like(net.policy_out.kernel[...])
+        net.policy_out.bias[...] = jnp.asarray(policy_bias)
+    az.save_checkpoint(path, net, network, board_size=5)
+
+
+def test_alphazero_player_gets_the_search_settings(tmp_path):
+    _tiny_checkpoint(tmp_path / "net")
+    from gojax import alphazero as az
+
     search = az.SearchSettings(algorithm="puct", temperature=0.0, dirichlet_fraction=0.0, pb_c_init=2.0)
     spec = PlayerSpec(
         "az", simulations=8, checkpoint=str(tmp_path / "net"), search=search, seconds_per_move=None
@@ -808,21 +817,9 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
 
 def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
     """``--player policy``: the network's highest legal logit, no search (C3 first, then B2)."""
-    pytest.importorskip("flax")
-    pytest.importorskip("mctx")
-    pytest.importorskip("orbax.checkpoint")
-    import jax.numpy as jnp
-    from flax import nnx
-
-    from gojax import alphazero as az
-
-    network = az.NetworkConfig(blocks=0, channels=4)
-    net = az.PolicyValueNet(network, 5, az.BASIC_NUM_CHANNELS, rngs=nnx.Rngs(0))
     bias = np.zeros(26, np.float32)
     bias[[gojax.from_gtp(gojax.GoConfig(size=5), v) for v in ("C3", "B2")]] = (30.0, 20.0)
-    net.policy_out.kernel[...] = jnp.zeros_like(net.policy_out.kernel[...])
-    net.policy_out.bias[...] = jnp.asarray(bias)
-    az.save_checkpoint(tmp_path / "net", net, network, board_size=5)
+    _tiny_checkpoint(tmp_path / "net", bias)
     engine = gtp.GTPEngine(gojax.GoConfig(size=9), PlayerSpec("policy", checkpoint=str(tmp_path / "net")))
     assert engine.config.size == 5
     assert engine.searcher.levels[0].label == "AlphaZero network's policy, no search"
