@@ -142,6 +142,71 @@ def test_rollout_evaluator_values_are_the_rollout_results():
         assert float(value[i]) == float(playouts.rollout(CONFIG, one, keys[i], max_moves=60))
 
 
+# Black's two one-point eyes (A5, E2) and nothing else empty; White has no stone. Whoever is to
+# move, every playout passes out at once (Black keeps its eyes, White may not play into them) and
+# Black wins by area.
+BLACK_ALIVE = """
+. X X X X
+X X X X X
+X X X X X
+X X X X .
+X X X X X
+"""
+
+
+def _constant_guide(config, states, key):
+    del key
+    batch = states.turn.shape[0]
+    logits = jnp.tile(jnp.arange(config.num_actions, dtype=jnp.float32), (batch, 1))
+    return logits, jnp.full((batch,), 0.25, jnp.float32)
+
+
+@pytest.mark.parametrize("policy", mcts.MIXED_POLICIES)
+def test_mixed_evaluator_blends_the_guide_with_playout_results(policy):
+    """``(1 - w) v + w r``, ``r`` the playouts' result for the player to move; the guide's logits."""
+    white_alive = BLACK_ALIVE.replace("X", "O")
+    states = stack_states(
+        [
+            gojax.from_ascii(CONFIG, BLACK_ALIVE, to_play=1),  # Black wins: r = +1 for Black to move
+            gojax.from_ascii(CONFIG, BLACK_ALIVE, to_play=2),  # r = -1 for White to move
+            gojax.from_ascii(CONFIG, white_alive, to_play=1),  # White wins: r = -1 for Black to move
+            gojax.from_ascii(CONFIG, white_alive, to_play=2),
+        ]
+    )
+    key = jax.random.PRNGKey(1)
+    for weight, expected in ((0.0, [0.25] * 4), (0.5, [0.625, -0.375, -0.375, 0.625]), (1.0, [1, -1, -1, 1])):
+        evaluate = mcts.MixedEvaluator(_constant_guide, weight, policy, playouts=3)
+        logits, value = jax.jit(lambda s, k, e=evaluate: e(CONFIG, s, k))(states, key)
+        np.testing.assert_array_equal(np.asarray(logits), np.asarray(_constant_guide(CONFIG, states, key)[0]))
+        np.testing.assert_allclose(np.asarray(value), expected, atol=1e-6)
+    # On the empty board the playouts' results vary: the mixed values are not the guide's.
+    empty = stack_states([gojax.init(CONFIG)] * 8)
+    _, value = jax.jit(lambda s, k: mcts.MixedEvaluator(_constant_guide, 1.0, policy)(CONFIG, s, k))(
+        empty, key
+    )
+    assert set(np.unique(np.asarray(value))) == {-1.0, 1.0}
+
+
+def test_playout_wins_are_the_same_batched_mapped_and_nested():
+    """One playout per position from its own key: a batch, ``vmap`` of single positions and nested
+    ``vmap`` (the batching rule joins them into one batch) give the same results."""
+    rng = np.random.default_rng(2)
+    games = [random_game(CONFIG, rng, fill_own_eyes=False)[0] for _ in range(3)]
+    states = stack_states([game[len(game) // k] for game in games for k in (2, 3, 5, 8)])  # 12
+    keys = jax.random.split(jax.random.PRNGKey(3), 12)
+    wins = functools.partial(playouts.playout_wins, CONFIG, "heavy", 50)
+    batched = jax.jit(wins)(states, keys)
+    single = lambda s, k: wins(jax.tree.map(lambda x: x[None], s), k[None])[0]  # noqa: E731
+    mapped = jax.jit(jax.vmap(single))(states, keys)
+    halves = jax.tree.map(lambda x: x.reshape(2, 6, *x.shape[1:]), (states, keys))
+    nested = jax.jit(jax.vmap(jax.vmap(single)))(*halves).reshape(12)
+    np.testing.assert_array_equal(batched, mapped)
+    np.testing.assert_array_equal(batched, nested)
+    assert 0 < float(jnp.sum(batched)) < 12  # both colours won some
+    with pytest.raises(ValueError, match="light kernel"):
+        playouts.playout_wins(CONFIG, "random", 50, states, keys)
+
+
 def test_bad_input_names_the_value():
     states = stack_states([gojax.init(CONFIG)])
     with pytest.raises(TypeError, match="evaluate"):
@@ -158,6 +223,14 @@ def test_bad_input_names_the_value():
         mcts.RolloutEvaluator(max_moves=-1)
     with pytest.raises(TypeError, match="guide"):
         TreeSearch(CONFIG, guide="network")
+    with pytest.raises(TypeError, match=r"MixedEvaluator\.evaluate"):
+        mcts.MixedEvaluator("network")
+    with pytest.raises(ValueError, match=r"MixedEvaluator\.weight"):
+        mcts.MixedEvaluator(_constant_guide, 1.5)
+    with pytest.raises(ValueError, match=r"MixedEvaluator\.policy"):
+        mcts.MixedEvaluator(_constant_guide, 0.5, "random")
+    with pytest.raises(ValueError, match=r"MixedEvaluator\.playouts"):
+        mcts.MixedEvaluator(_constant_guide, 0.5, playouts=0)
 
 
 # Black to move with three one-point eyes (A5, C5, E5 - points 0, 2, 4) and room to play in row 3.

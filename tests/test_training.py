@@ -43,7 +43,7 @@ pytest.importorskip("mctx", reason=TEST_EXTRA)
 
 import gojax
 from gojax import alphazero as az
-from gojax import symmetry, training
+from gojax import mcts, symmetry, training
 
 ROOT = Path(__file__).resolve().parents[1]
 # Positional superko (the default), a short move cap so that every game ends within the test.
@@ -265,6 +265,49 @@ def test_playout_cap_randomization_marks_the_cheap_moves(network):
         az.SelfPlaySettings(full_search_fraction=1.5)
     with pytest.raises(ValueError, match="cheap_simulations"):
         az.SelfPlaySettings(cheap_simulations=0)
+
+
+def _with_other_value_head(network):
+    """The network with its value head's last layer changed (policy and the rest untouched)."""
+    graphdef, variables = network
+    net = az.merge(graphdef, variables)
+    net.value_out.kernel[...] = -3.0 * net.value_out.kernel[...] + 0.5
+    net.value_out.bias[...] = net.value_out.bias[...] + 1.0
+    other = az.split(net)[1]
+    planes = jnp.zeros((1, 5, 5, CHANNELS.num_channels))
+    apply = functools.partial(az.apply, graphdef, train=False)
+    assert float(apply(variables, planes)[1][0]) != float(apply(other, planes)[1][0])
+    np.testing.assert_array_equal(apply(variables, planes)[0], apply(other, planes)[0])
+    return other
+
+
+def test_playout_weight_one_values_leaves_by_playouts_alone(network):
+    """With ``playout_weight`` 1 the search never reads the network's value: two networks that differ
+    only there play the same games with the same policy targets; with 0.5 they do not."""
+    graphdef, variables = network
+    other = _with_other_value_head(network)
+    outputs = {}
+    for weight in (1.0, 0.5):
+        settings = az.SelfPlaySettings(
+            search=az.SearchSettings(num_simulations=8), explore_moves=0, playout_weight=weight
+        )
+        assert isinstance(settings.evaluator(graphdef, variables), mcts.MixedEvaluator)
+        play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=6))
+        for name, params in (("net", variables), ("other", other)):
+            buffer = az.replay_init(BATCH * 6, 5, CHANNELS.num_channels)
+            actor, buffer, _ = play(params, az.selfplay_init(CONFIG, BATCH), buffer, jax.random.PRNGKey(4))
+            outputs[weight, name] = (np.asarray(actor.moves), np.asarray(buffer.policy))
+    for a, b in zip(outputs[1.0, "net"], outputs[1.0, "other"], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(outputs[0.5, "net"][1], outputs[0.5, "other"][1])
+    plain = az.SelfPlaySettings()
+    assert not isinstance(plain.evaluator(graphdef, variables), mcts.MixedEvaluator)
+    with pytest.raises(ValueError, match="playout_weight"):
+        az.SelfPlaySettings(playout_weight=-0.5)
+    with pytest.raises(ValueError, match="playout_policy"):
+        az.SelfPlaySettings(playout_policy="random")
+    config = training.TrainConfig(playout_weight=0.5, playout_policy="light").selfplay_settings()
+    assert (config.playout_weight, config.playout_policy) == (0.5, "light")
 
 
 def _resign_run(network, threshold: float, check_fraction: float, moves: int = 48):

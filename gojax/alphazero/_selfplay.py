@@ -4,7 +4,10 @@
 nothing here calls ``jax.jit``). At every move:
 
 1. :func:`gojax.mcts.search` searches all ``B`` positions
-   (Gumbel MuZero by default, a few simulations). With **playout cap
+   (Gumbel MuZero by default, a few simulations), its leaves valued by the
+   network - or, with :attr:`SelfPlaySettings.playout_weight` above 0, by
+   the network's value blended with a fast playout's result
+   (:class:`gojax.mcts.MixedEvaluator`, AlphaGo's leaf evaluation). With **playout cap
    randomization** (KataGo; :attr:`SelfPlaySettings.full_search_fraction`
    below 1) a move is searched in full only with that probability (one draw
    for the whole batch), else with ``cheap_simulations``;
@@ -74,7 +77,7 @@ from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.alphazero._sharding import DATA_AXIS
 from gojax.features import Observation, basic_planes
-from gojax.mcts import SearchSettings, black_result_if_ended, search
+from gojax.mcts import MIXED_POLICIES, MixedEvaluator, SearchSettings, black_result_if_ended, search
 from gojax.playouts import ownership
 
 __all__ = [
@@ -109,6 +112,11 @@ class SelfPlaySettings:
         w * v``: the game's outcome ``z`` blended with the search's root
         value ``v`` there (KataGo's and MuZero's way to lower the target's
         variance; 0: the outcome alone).
+      playout_weight: the search values a leaf by ``(1 - w) * v + w * r``,
+        the network's value ``v`` blended with the result ``r`` of one
+        playout (:class:`gojax.mcts.MixedEvaluator`; 0: the network alone).
+      playout_policy: that playout's policy, one of
+        :data:`gojax.mcts.MIXED_POLICIES`.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -122,6 +130,8 @@ class SelfPlaySettings:
     resign_threshold: float = 0.0
     resign_check_fraction: float = 0.1
     root_value_weight: float = 0.0
+    playout_weight: float = 0.0
+    playout_policy: str = "heavy"
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
@@ -134,14 +144,26 @@ class SelfPlaySettings:
         object.__setattr__(self, "full_search_fraction", fraction)
         cheap = checks.integer(self.cheap_simulations, "SelfPlaySettings.cheap_simulations", least=1)
         object.__setattr__(self, "cheap_simulations", cheap)
-        for name in ("resign_threshold", "resign_check_fraction", "root_value_weight"):
+        for name in ("resign_threshold", "resign_check_fraction", "root_value_weight", "playout_weight"):
             value = checks.number(getattr(self, name), f"SelfPlaySettings.{name}", least=0.0, most=1.0)
             object.__setattr__(self, name, value)
+        if self.playout_policy not in MIXED_POLICIES:
+            raise ValueError(
+                f"SelfPlaySettings.playout_policy must be one of {MIXED_POLICIES}, "
+                f"got {self.playout_policy!r}"
+            )
 
     @property
     def cheap_search(self) -> SearchSettings:
         """The search of the moves not searched in full: :attr:`search` with ``cheap_simulations``."""
         return self.search.replace(num_simulations=min(self.cheap_simulations, self.search.num_simulations))
+
+    def evaluator(self, graphdef: Any, variables: Any):
+        """The searches' evaluator: the network's, mixed with playouts when :attr:`playout_weight` > 0."""
+        evaluate = network_evaluator(graphdef, variables, self.observe)
+        if self.playout_weight <= 0.0:
+            return evaluate
+        return MixedEvaluator(evaluate, self.playout_weight, self.playout_policy)
 
 
 @jax.tree_util.register_dataclass
@@ -318,7 +340,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     actor, buffer = carry
     games = actor.games
     search_key, choice_key, start_key = jax.random.split(key, 3)
-    evaluate = network_evaluator(graphdef, variables, settings.observe)
+    evaluate = settings.evaluator(graphdef, variables)
     output, full = _search(config, settings, evaluate, games, search_key)
     action = constrain(_choose(settings, games, output, choice_key))
     planes = jax.vmap(functools.partial(settings.observe, config))(games)

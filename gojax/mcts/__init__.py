@@ -15,7 +15,8 @@ install 'gojax[players]'``), imported when a search is built. ::
   what every search asks of a position: the mctx search, the players built
   on it and :class:`gojax.search.TreeSearch`'s guide
   (``_evaluators.py``); :class:`RolloutEvaluator` (a uniform prior and one
-  rollout), :func:`uniform_logits`. A network's is
+  rollout), :class:`MixedEvaluator` (another evaluator's value blended
+  with playouts', :data:`MIXED_POLICIES`), :func:`uniform_logits`. A network's is
   :func:`gojax.alphazero.network_evaluator`.
 * :class:`SearchSettings`, :data:`ALGORITHMS` - the one search-settings
   object, shared by self-play, players, evaluation and GTP (``_settings.py``).
@@ -23,7 +24,7 @@ install 'gojax[players]'``), imported when a search is built. ::
 Shapes: ``B`` batch, ``N`` board side, ``P = N * N``, ``A = P + 1`` (pass is ``P``).
 """
 
-from gojax.mcts._evaluators import Evaluator, RolloutEvaluator, uniform_logits
+from gojax.mcts._evaluators import MIXED_POLICIES, Evaluator, MixedEvaluator, RolloutEvaluator, uniform_logits
 from gojax.mcts._search import (
     ILLEGAL_LOGIT,
     black_result_if_ended,
@@ -38,7 +39,9 @@ from gojax.mcts._settings import ALGORITHMS, SearchSettings
 __all__ = [
     "ALGORITHMS",
     "ILLEGAL_LOGIT",
+    "MIXED_POLICIES",
     "Evaluator",
+    "MixedEvaluator",
     "RolloutEvaluator",
     "SearchSettings",
     "black_result_if_ended",

@@ -21,7 +21,8 @@ An evaluator is a pure JAX function (the searches trace it under
 ``jax.jit``); a frozen dataclass with a ``__call__`` is a hashable one.
 :class:`RolloutEvaluator` is the Monte-Carlo one (a uniform prior and the
 result of one playout); :func:`gojax.alphazero.network_evaluator` makes one
-from a network.
+from a network; :class:`MixedEvaluator` blends another evaluator's value
+with the results of fast playouts (AlphaGo's leaf evaluation).
 
 Shapes: ``B`` batch, ``N`` board side, ``P = N * N``, ``A = P + 1``.
 """
@@ -36,9 +37,12 @@ import jax.numpy as jnp
 
 from gojax._core import checks
 from gojax._core.types import GoConfig, GoState
-from gojax.playouts import Player, random_playout_policy, rollout
+from gojax.playouts import Player, playout_wins, random_playout_policy, rollout
 
-__all__ = ["Evaluator", "RolloutEvaluator", "uniform_logits"]
+__all__ = ["MIXED_POLICIES", "Evaluator", "MixedEvaluator", "RolloutEvaluator", "uniform_logits"]
+
+MIXED_POLICIES = ("light", "heavy")
+"""Playout policies of :class:`MixedEvaluator` (the light kernel's: :func:`gojax.playouts.playout_wins`)."""
 
 Evaluator = Callable[[GoConfig, GoState, jax.Array], tuple[jax.Array, jax.Array]]
 """``evaluate(config, states[B], key) -> (logits float32[B, A], value float32[B])``."""
@@ -77,3 +81,66 @@ class RolloutEvaluator:
         keys = jax.random.split(key, batch)
         one = lambda state, k: rollout(config, state, k, self.policy, self.max_moves)  # noqa: E731
         return uniform_logits(config, batch), jax.vmap(one)(states, keys).astype(jnp.float32)
+
+
+@dataclasses.dataclass(frozen=True)
+class MixedEvaluator:
+    """Another evaluator's prior, and its value blended with playouts' results (AlphaGo's mixed evaluation).
+
+    ``value = (1 - weight) * v + weight * r``: ``v`` the value of
+    ``evaluate`` (a network's, say), ``r`` the mean result of ``playouts``
+    playouts from the position for the player to move (+1 a win, -1 a loss,
+    0 a draw), played by the light kernel (:func:`gojax.playouts.playout_wins`:
+    under ``vmap`` the playouts of every mapped search run as one batch;
+    ``"light"``: uniformly random, own eyes never filled; ``"heavy"``:
+    MoGo's priorities and 3x3 patterns). The logits are ``evaluate``'s.
+
+    A network that knows little is then corrected by the playouts, which
+    know the end of the game: a search of a young network values its leaves
+    by what the playouts find, and its policy targets improve on the network
+    from the first move of training.
+
+    Attributes:
+      evaluate: the evaluator whose prior and value are used
+        (:data:`Evaluator`).
+      weight: ``w`` in ``[0, 1]`` (0: ``evaluate`` alone, 1: the playouts'
+        value alone).
+      policy: one of :data:`MIXED_POLICIES`.
+      playouts: playouts per position.
+      playout_moves: most moves of one playout (``None``: the game's move cap).
+
+    Raises:
+      TypeError, ValueError: naming the field and the value.
+    """
+
+    evaluate: Evaluator
+    weight: float = 0.5
+    policy: str = "heavy"
+    playouts: int = 1
+    playout_moves: int | None = None
+
+    def __post_init__(self):
+        if not callable(self.evaluate):
+            raise TypeError(f"MixedEvaluator.evaluate must be an evaluator (callable), got {self.evaluate!r}")
+        weight = checks.number(self.weight, "MixedEvaluator.weight", least=0.0, most=1.0)
+        object.__setattr__(self, "weight", weight)
+        if self.policy not in MIXED_POLICIES:
+            raise ValueError(f"MixedEvaluator.policy must be one of {MIXED_POLICIES}, got {self.policy!r}")
+        object.__setattr__(
+            self, "playouts", checks.integer(self.playouts, "MixedEvaluator.playouts", least=1)
+        )
+        if self.playout_moves is not None:
+            moves = checks.integer(self.playout_moves, "MixedEvaluator.playout_moves", least=1)
+            object.__setattr__(self, "playout_moves", moves)
+
+    def __call__(self, config: GoConfig, states: GoState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """``(logits float32[B, A], value float32[B])`` of a batch of positions."""
+        guide_key, playout_key = jax.random.split(key)
+        logits, value = self.evaluate(config, states, guide_key)
+        batch, many = states.turn.shape[0], self.playouts
+        moves = config.move_cap if self.playout_moves is None else self.playout_moves
+        repeated = jax.tree.map(lambda x: jnp.repeat(x, many, axis=0), states)
+        wins = playout_wins(config, self.policy, moves, repeated, jax.random.split(playout_key, batch * many))
+        black = 2.0 * jnp.mean(wins.reshape(batch, many), axis=1) - 1.0  # [-1, 1] for black
+        mine = jnp.where(states.turn == 0, black, -black)
+        return logits, ((1.0 - self.weight) * value + self.weight * mine).astype(jnp.float32)

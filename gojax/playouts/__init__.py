@@ -21,7 +21,9 @@ here: the mctx players' rollouts (:func:`rollout`), pure Monte-Carlo
   call, reduced to wins, AMAF counts and ownership, on the bitboard-only
   light kernel (``"light"``, ``"heavy"``: MoGo's priorities and 3x3
   patterns) or on ``gojax.step`` (``"random"``, ``"heuristic"``);
-  :data:`POLICY_NAMES`, :func:`playout_config`, :func:`ownership`.
+  :data:`POLICY_NAMES`, :func:`playout_config`, :func:`ownership`;
+  :func:`playout_wins`, one light-kernel playout per position with its own
+  key, batched across ``vmap`` levels (a search's evaluator).
 
 Shapes: ``K`` positions, ``M`` playouts each, ``N`` board side, ``P = N * N``,
 ``A = P + 1`` (pass is ``P``).
@@ -33,6 +35,7 @@ from gojax.playouts._batch import (
     PlayoutResults,
     ownership,
     playout_config,
+    playout_wins,
     run_playouts,
     to_playout_state,
 )
@@ -54,6 +57,7 @@ __all__ = [
     "ownership",
     "playout",
     "playout_config",
+    "playout_wins",
     "random_player",
     "random_playout_policy",
     "result_for",

@@ -27,13 +27,22 @@ wins (a draw counts 1/2), for each colour and point how many playouts that
 colour played *first* at that point and how many of those it won (the AMAF
 counts of Gelly & Silver 2007), and the final ownership.
 
+:func:`playout_wins` is the lean form for an evaluator inside a search: one
+light-kernel playout per position with its own key, black's result only. It
+has a batching rule (``jax.custom_batching.custom_vmap``): under ``vmap``
+(self-play's one search per game, several devices' games) the positions of
+every mapped level are played as one batch in one loop, instead of one
+loop per game in which every phase of every turn is computed for all.
+
 Shapes: ``K`` positions, ``M`` playouts each, ``N`` board side, ``P = N * N``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -55,6 +64,7 @@ __all__ = [
     "PlayoutResults",
     "ownership",
     "playout_config",
+    "playout_wins",
     "run_playouts",
     "to_playout_state",
 ]
@@ -204,3 +214,50 @@ def run_playouts(
         first_wins=jnp.sum(by_colour * wins, axis=2),
         ownership=jnp.sum(owner.reshape(count, per, config.num_points), axis=1),
     )
+
+
+def playout_wins(config: GoConfig, policy_name: str, playout_moves: int, starts: GoState, keys: jax.Array):
+    """``float32[K]``: black's result of one playout from each of ``K`` positions (1 win, 1/2 draw, 0 loss).
+
+    The playouts of :func:`run_playouts` on the light kernel, position ``k``
+    played from ``keys[k]`` alone (its result does not depend on the other
+    positions nor on how they are batched or mapped).
+
+    Args:
+      config: the game's rules.
+      policy_name: ``"light"`` or ``"heavy"`` (static).
+      playout_moves: most moves of one playout (static).
+      starts: :class:`GoState` ``[K]`` under ``config``.
+      keys: ``[K]`` PRNG keys (``uint32[K, 2]`` raw keys or typed keys).
+    """
+    if policy_name not in ("light", "heavy"):
+        raise ValueError(
+            f"playout_wins runs the light kernel's policies 'light' and 'heavy', got {policy_name!r}"
+        )
+    return _pooled_wins(config, policy_name, int(playout_moves))(starts, keys)
+
+
+@functools.cache
+def _pooled_wins(
+    config: GoConfig, policy_name: str, playout_moves: int
+) -> Callable[[Any, jax.Array], jax.Array]:
+    """:func:`playout_wins` for static arguments; its batching rule joins ``vmap`` levels into the batch."""
+
+    @jax.custom_batching.custom_vmap
+    def pooled(starts: GoState, keys: jax.Array) -> jax.Array:
+        return _light_playouts(config, policy_name, playout_moves, 1, starts, keys, 4)[0]
+
+    @pooled.def_vmap
+    def rule(
+        axis_size: int, in_batched: Sequence[Any], starts: GoState, keys: jax.Array
+    ) -> tuple[jax.Array, bool]:
+        def flat(x: jax.Array, batched: bool) -> jax.Array:
+            x = x if batched else jnp.broadcast_to(x[None], (axis_size, *x.shape))
+            return x.reshape(axis_size * x.shape[1], *x.shape[2:])
+
+        count = keys.shape[1] if in_batched[1] else keys.shape[0]
+        starts = jax.tree.map(flat, starts, in_batched[0])
+        wins = pooled(starts, flat(keys, in_batched[1]))
+        return wins.reshape(axis_size, count), True
+
+    return pooled

@@ -94,6 +94,14 @@ class TrainConfig:
         "value targets blend the game's outcome with the self-play search's root value: (1 - w) * z + w * v "
         "(0: the outcome alone)",
     )
+    playout_weight: float = _field(
+        0.0,
+        "self-play searches value a leaf by (1 - w) * network value + w * a fast playout's result "
+        "(AlphaGo's mixed evaluation; 0: the network alone)",
+    )
+    playout_policy: Literal["light", "heavy"] = _field(
+        "heavy", "the policy of those playouts (light: random; heavy: MoGo's priorities and patterns)"
+    )
     batch: int = _field(128, "self-play games played at once, over all devices")
     batch_per_device: int | None = _field(None, "if set, --batch is this times the device count")
     moves_per_iteration: int = _field(8, "self-play moves of every game between two training phases")
@@ -256,6 +264,8 @@ class TrainConfig:
             resign_threshold=self.resign_threshold,
             resign_check_fraction=self.resign_check_fraction,
             root_value_weight=self.root_value_weight,
+            playout_weight=self.playout_weight,
+            playout_policy=self.playout_policy,
         )
 
     def optimizer_config(self) -> OptimizerConfig:
