@@ -104,7 +104,15 @@ def _cpu_model() -> str:
     return platform.machine()
 
 
-_RECIPE = ("simulations", "full_search_fraction", "ownership_weight", "score_weight", "global_pooling")
+_RECIPE = (
+    "simulations",
+    "full_search_fraction",
+    "ownership_weight",
+    "score_weight",
+    "global_pooling",
+    "root_value_weight",
+    "fill_own_eyes",
+)
 
 
 def _recipe(flags: str, config: dict) -> str:
@@ -114,7 +122,7 @@ def _recipe(flags: str, config: dict) -> str:
         if not isinstance(config[name], bool)
         else f"--{'' if config[name] else 'no-'}{name.replace('_', '-')}"
         for name in _RECIPE
-        if f"--{name.replace('_', '-')}" not in flags
+        if not {f"--{name.replace('_', '-')}", f"--no-{name.replace('_', '-')}"} & set(shlex.split(flags))
     )
     return " ".join(part for part in (flags, shown) if part)
 

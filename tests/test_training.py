@@ -854,9 +854,10 @@ def test_four_devices_match_one(tmp_path):
                 x.astype(np.float64), y.astype(np.float64), rtol=1e-4, atol=1e-5, err_msg=name
             )
         elif name.endswith("buffer_value"):
-            # Finished rows hold their outcome (identical); the others the search's root value, a
-            # network output computed on 1 or 4 devices: equal to rounding.
-            np.testing.assert_array_equal(x[ready], y[ready], err_msg=name)
+            # The search's root value (a network output computed on 1 or 4 devices: equal to
+            # rounding), blended half and half with the outcome once the game is finished (another
+            # outcome would move a row by 1; the outcomes' scores and owners compare exactly below).
+            assert ready.any()
             np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-5, err_msg=name)
         else:  # games, moves, planes, outcomes, counters, keys: identical
             np.testing.assert_array_equal(x, y, err_msg=name)

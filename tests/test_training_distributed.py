@@ -322,9 +322,10 @@ def test_one_process_computes_what_two_did(two, tmp_path, env):
             # Gradients summed in 2 partial sums instead of 1: equal to rounding, not bit for bit.
             np.testing.assert_allclose(single[name], value, rtol=1e-4, atol=1e-5, err_msg=name)
         elif name.endswith("buffer_value"):
-            # Finished rows hold their outcome (identical); the others the search's root value, a
-            # network output computed on other batches: equal to rounding.
-            np.testing.assert_array_equal(single[name][ready], value[ready], err_msg=name)
+            # The search's root value (a network output computed on other batches: equal to
+            # rounding), blended half and half with the outcome once the game is finished (another
+            # outcome would move a row by 1; the outcomes' scores and owners compare exactly).
+            assert ready.any()
             np.testing.assert_allclose(single[name], value, rtol=1e-4, atol=1e-5, err_msg=name)
         else:  # games, positions, outcomes, keys: identical
             np.testing.assert_array_equal(single[name], value, err_msg=name)

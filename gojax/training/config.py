@@ -90,7 +90,7 @@ class TrainConfig:
         0.1, "the fraction of self-play games that never resign, to measure false resignations"
     )
     root_value_weight: float = _field(
-        0.0,
+        0.5,
         "value targets blend the game's outcome with the self-play search's root value: (1 - w) * z + w * v "
         "(0: the outcome alone)",
     )
