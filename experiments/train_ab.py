@@ -144,8 +144,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--a", default="", help="gojax-train flags of recipe A (default: the defaults)")
-    parser.add_argument("--b", default="", help="gojax-train flags of recipe B")
+    parser.add_argument(
+        "--a",
+        default="",
+        help="gojax-train flags of recipe A (default: the defaults; one flag alone: --a=--flag)",
+    )
+    parser.add_argument("--b", default="", help="gojax-train flags of recipe B (one flag alone: --b=--flag)")
     parser.add_argument("--minutes", type=float, default=20.0, help="training minutes of each arm")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--run-dir", default="runs/ab", help="the two runs go to RUN_DIR/a and RUN_DIR/b")
