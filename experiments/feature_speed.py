@@ -96,6 +96,9 @@ def import_revision(revision: str):
         text = re.sub(r"\bfrom gojax import\b", "from gojax_base import", text)
         text = re.sub(r"^(\s*)import gojax$", r"\1import gojax_base as gojax", text, flags=re.M)
         path.write_text(text)
+    # Its FFI targets under names of their own: XLA keeps one handler per name.
+    for path in [*package.rglob("*.py"), *package.rglob("*.c"), *package.rglob("*.h")]:
+        path.write_text(path.read_text().replace("gojax_ffi_", "gojax_base_ffi_"))
     _build_kernels(package)
     sys.path.insert(0, str(folder))
     return importlib.import_module("gojax_base")
@@ -103,15 +106,23 @@ def import_revision(revision: str):
 
 def _build_kernels(package: Path) -> None:
     """Compiles the revision's native kernels (if it has any) as an install would, so both
-    revisions run like for like; without a C compiler the revision runs its XLA code."""
+    revisions run like for like; without a C compiler the revision runs its XLA code. Its FFI
+    handlers (``ffi.c``, where it has them) are built against jaxlib's headers, as setup.py does."""
     source = package / "_native" / "kernels.c"
     compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if not source.exists() or compiler is None:
         return
     import sysconfig
 
+    import jaxlib
+
+    sources = [str(source)]
+    if (package / "_native" / "ffi.c").exists():
+        sources.append(str(package / "_native" / "ffi.c"))
+    include = Path(jaxlib.__file__).resolve().parent / "include"
     target = source.with_name("_kernels" + sysconfig.get_config_var("EXT_SUFFIX"))
-    command = [compiler, "-O3", "-std=c11", "-shared", "-fPIC", str(source), "-o", str(target)]
+    flags = ["-O3", "-std=c11", "-pthread", "-shared", "-fPIC", f"-I{include}"]
+    command = [compiler, *flags, *sources, "-o", str(target)]
     subprocess.run(command, check=True, capture_output=True)
 
 

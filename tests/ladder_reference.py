@@ -2,11 +2,9 @@
 
 Boards are ``int8[N, N]`` grids (0 empty, 1 black, 2 white). :func:`read`
 follows the rules of ``gojax/features/ladders/_read.py``'s docstring move by
-move; ``old_rule=True`` gives the rule gojax read ladders by before the
-bitboard reader: any attacker chain in atari next to the runner, when the
-runner is to move after an atari, is an escape at once (no capture played).
-The two differ only on positions where that capture does not free the runner
-(``tests/test_ladder.py`` pins the difference).
+move, as a plain recursive search: the attacker wins a position when one of
+its ataris does, the runner escapes when one of its answers does, every
+move tried counts against the read's budget of moves.
 """
 
 from __future__ import annotations
@@ -14,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from conftest import ref_chain, ref_neighbours
 
-__all__ = ["planes", "play", "read"]
+__all__ = ["BUDGET", "Reader", "planes", "play", "read"]
 
-BOUND = 2
-CAPTURED, ESCAPED, RUNNING = "captured", "escaped", "running"
+BUDGET = 25_000  # moves a read may try; past them the runner is not captured
+CAPTURED, ESCAPED = "captured", "escaped"
 
 
 def play(grid, point, colour, ko=None):
@@ -44,87 +42,100 @@ def _libs(grid, prey):
     return len(ref_chain(grid, prey)[1]) if grid is not None else 0
 
 
-def _reply(grid, prey, ko, captures):
-    """Runner to move, in atari: ``((board, ko), status)``."""
-    runner, size = int(grid.flat[prey]), grid.shape[0]
-    stones, libs = ref_chain(grid, prey)
-    options = [min(libs)]
-    if captures:
-        points: set[int] = set()
-        for s in stones:
-            for q in ref_neighbours(s, size):
-                if grid.flat[q] == 3 - runner:
-                    chain_libs = ref_chain(grid, q)[1]
-                    if len(chain_libs) == 1:
-                        points |= chain_libs
-        points -= libs
-        if points:
-            options.append(min(points))
-    results = [play(grid, move, runner, ko) for move in options]
-    counts = [_libs(after, prey) for after, _ in results]
-    if any(n >= 3 for n in counts):
-        return None, ESCAPED
-    for result, n in zip(results, counts, strict=True):
-        if n == 2:
-            return result, RUNNING
-    return None, CAPTURED
+class _OverBudget(Exception):
+    pass
 
 
-def _old_reply(grid, prey, ko, captures):
-    runner, size = int(grid.flat[prey]), grid.shape[0]
-    stones, (liberty,) = ref_chain(grid, prey)
-    counter = captures and any(
-        grid.flat[q] == 3 - runner and len(ref_chain(grid, q)[1]) == 1
-        for s in stones
-        for q in ref_neighbours(s, size)
-    )
-    if counter:
-        return None, ESCAPED
-    after, next_ko = play(grid, liberty, runner, ko)
-    n = _libs(after, prey)
-    return (after, next_ko), ESCAPED if n >= 3 else RUNNING if n == 2 else CAPTURED
+class Reader:
+    """One read of the chain through ``prey``: :meth:`attacker_wins` and :meth:`runner_caught`
+    call each other. ``moves`` counts the moves tried, ``nodes`` the positions searched;
+    ``backups`` the moves tried at a node after one whose line went on for a whole round
+    (read out and answered, then another tried: what a reader that looks one answer ahead
+    and keeps its line never does)."""
+
+    def __init__(self, grid, prey, budget=BUDGET):
+        self.prey, self.runner = prey, int(grid.flat[prey])
+        self.limit, self.budget = 2 * grid.shape[0] + 1, budget
+        self.moves = self.nodes = self.backups = 0
+
+    def _try(self, board, move, colour, ko):
+        self.moves += 1
+        if self.moves > self.budget:
+            raise _OverBudget
+        return play(board, move, colour, ko)
+
+    def attacker_wins(self, board, ko, ataris, rounds) -> bool:
+        """The attacker to move, trying ``ataris`` in turn (round ``rounds``: after the last, caught)."""
+        self.nodes += 1
+        if rounds == self.limit:
+            return True
+        deeper = False
+        for move in ataris:
+            self.backups += deeper
+            atari, next_ko = self._try(board, move, 3 - self.runner, ko)
+            if atari is None or _libs(atari, self.prey) != 1 or next_ko is not None:
+                continue  # illegal, no atari, or a ko the runner could retake
+            nodes = self.nodes
+            if self.runner_caught(atari, None, True, rounds):
+                return True
+            deeper = self.nodes - nodes >= 2
+        return False
+
+    def runner_caught(self, board, ko, captures, rounds) -> bool:
+        """The runner to move, in atari: its liberties, then (``captures``) every capture beside it."""
+        self.nodes += 1
+        stones, libs = ref_chain(board, self.prey)
+        options = sorted(libs)
+        if captures:
+            points: set[int] = set()
+            for s in stones:
+                for q in ref_neighbours(s, board.shape[0]):
+                    if board.flat[q] == 3 - self.runner:
+                        chain_libs = ref_chain(board, q)[1]
+                        if len(chain_libs) == 1:
+                            points |= chain_libs
+            options += sorted(points - libs)
+        deeper = False
+        for move in options:
+            self.backups += deeper
+            after, next_ko = self._try(board, move, self.runner, ko)
+            n = _libs(after, self.prey)
+            if n >= 3:
+                return False
+            if n == 2:
+                nodes = self.nodes
+                ataris = sorted(ref_chain(after, self.prey)[1])
+                if not self.attacker_wins(after, next_ko, ataris, rounds + 1):
+                    return False
+                deeper = self.nodes - nodes >= 2
+        return True
 
 
-def _attack(grid, prey, ko, moves, reply, old_rule):
-    runner = int(grid.flat[prey])
-    best, best_score = None, -1
-    for move in moves:
-        atari, next_ko = play(grid, move, 3 - runner, ko)
-        if atari is None or atari.flat[prey] != runner or _libs(atari, prey) != 1:
-            continue
-        after, status = reply(atari, prey, next_ko, True)
-        if next_ko is not None and not old_rule:
-            status = ESCAPED
-        score = {CAPTURED: 3, RUNNING: 2, ESCAPED: 0}[status]
-        if score > best_score:
-            best, best_score = after, score
-    status = CAPTURED if best_score == 3 else RUNNING if best_score == 2 else ESCAPED
-    return best, status
-
-
-def read(grid, prey, mode, first_move=None, ko=None, old_rule=False):
+def read(grid, prey, mode, first_move=None, ko=None, budget=BUDGET, stats=None):
     """``"captured"`` or ``"escaped"``: the chase of the chain through ``prey`` (see the module docstring).
 
     ``mode``: ``"capture"`` (attacker first, at ``first_move``), ``"extend"``
     or ``"defend"`` (runner in atari first: extension only, or all options).
-    ``ko``: the point the first mover may not play.
+    ``ko``: the point the first mover may not play. ``stats``: a dict whose
+    ``"reads"``, ``"moves"`` and ``"backups"`` (see :class:`Reader`) are added to.
     """
-    reply = _old_reply if old_rule else _reply
-    if mode == "capture":
-        position, status = _attack(grid, prey, ko, [first_move], reply, old_rule)
-    else:
-        position, status = reply(grid, prey, ko, mode == "defend")
-    rounds = 0
-    while status == RUNNING and rounds < BOUND * grid.shape[0]:
-        board, ko = position
-        moves = sorted(ref_chain(board, prey)[1])[:2]
-        position, status = _attack(board, prey, ko, moves, reply, old_rule)
-        rounds += 1
-    return CAPTURED if status == RUNNING else status
+    reader = Reader(grid, prey, budget)
+    try:
+        if mode == "capture":
+            caught = reader.attacker_wins(grid, ko, [first_move], 0)
+        else:
+            caught = reader.runner_caught(grid, ko, mode == "defend", 0)
+    except _OverBudget:
+        caught = False
+    if stats is not None:
+        for key, value in (("reads", 1), ("moves", reader.moves), ("backups", reader.backups)):
+            stats[key] = stats.get(key, 0) + value
+    return CAPTURED if caught else ESCAPED
 
 
-def planes(grid, mover, old_rule=False):
-    """AlphaGo's ladder capture and escape planes of ``mover`` (``bool[N, N]`` each), and the reads made."""
+def planes(grid, mover, stats=None):
+    """AlphaGo's ladder capture and escape planes of ``mover`` (``bool[N, N]`` each), and the reads
+    made; ``stats`` as :func:`read`'s."""
     size = grid.shape[0]
     capture, escape = np.zeros((size, size), bool), np.zeros((size, size), bool)
     reads = 0
@@ -134,7 +145,7 @@ def planes(grid, mover, old_rule=False):
         for q in ref_neighbours(p, size):
             if grid.flat[q] == 3 - mover and len(ref_chain(grid, q)[1]) == 2:
                 reads += 1
-                capture.flat[p] |= read(grid, q, "capture", p, old_rule=old_rule) == CAPTURED
+                capture.flat[p] |= read(grid, q, "capture", p, stats=stats) == CAPTURED
             if grid.flat[q] == mover and len(ref_chain(grid, q)[1]) == 1:
-                escape.flat[p] |= read(grid, q, "extend", old_rule=old_rule) == ESCAPED
+                escape.flat[p] |= read(grid, q, "extend", stats=stats) == ESCAPED
     return capture, escape, reads

@@ -11,13 +11,12 @@ takes no ko and the ladder works. Both are checked on the AlphaGo planes
 and on KataGo's ladder planes (:func:`gojax.features.katago_planes`), on the
 native kernels and on the XLA code (``conftest.kernel_path``).
 
-KataGo's "WholeBoardLadder" (cpp/tests/testboardbasic.cpp) is the one
-position of its ladder tests on square boards that gojax reads otherwise: a
-plain-Python copy of KataGo's search (every atari of the attacker and every
-answer of the runner, backing up) gives KataGo's answers on every chain of it,
-and shows where gojax's reader, which keeps the first atari that lets the
-chase go on, parts from it. gojax's answer there is pinned as an expected
-failure until the reader backs up too.
+KataGo's "WholeBoardLadder" (cpp/tests/testboardbasic.cpp) holds a chase
+that only a reader that backs up finds: a plain-Python copy of KataGo's
+search (every atari of the attacker and every answer of the runner, backing
+up) gives KataGo's answers on every chain of it; gojax's reader, on the
+native kernels and on the XLA code, gives the same, and the chase turns on
+an atari tried second, after the first was read out for a whole round.
 
 Diagrams: ``X`` black, ``O`` white, ``.`` empty, row 0 at the top; points
 ``(row, col)``. White (the attacker) is to move; the answers are read by
@@ -299,10 +298,10 @@ def test_katago_search_gives_katagos_answers_on_the_whole_board_ladder():
 
 
 def test_the_whole_board_ladder_turns_on_the_atari_at_q1():
-    # Where the readers part. Black F1, white O1 (its one answer, joining O2 and P1): the runner
-    # has the liberties P2 and Q1. KataGo's search wins with the atari at Q1 only; gojax's
-    # reader (and its plain-Python reference) takes the first atari after which the chase goes
-    # on - the lower point, P2 - never backs up to try Q1, and the runner gets out.
+    # Black F1, white O1 (its one answer, joining O2 and P1): the runner has the liberties P2
+    # and Q1. KataGo's search wins with the atari at Q1 only. gojax's reference tries the
+    # lower point, P2, first: the chase goes on from there for a whole round before it
+    # fails, and only then is Q1 tried - a reader that kept its first line would miss it.
     grid = _katago_19(WHOLE_BOARD)
     prey = _point("G1")
     line = (_point("F1"), _point("O1"))
@@ -311,27 +310,33 @@ def test_the_whole_board_ladder_turns_on_the_atari_at_q1():
     board, ko = ladder_reference.play(board, line[1], gojax.WHITE, ko)
     assert sorted(_vertex(m) for m in ref_chain(board, prey)[1]) == ["P2", "Q1"]
     assert _point("P2") < _point("Q1")
-    for vertex in ("P2", "Q1"):  # either atari lets the chase go on one more round
-        attack = ladder_reference._attack(board, prey, ko, [_point(vertex)], ladder_reference._reply, False)
-        assert attack[1] == ladder_reference.RUNNING, vertex
-    reads = [ladder_reference.read(grid, prey, "capture", m) for m in sorted(ref_chain(grid, prey)[1])]
-    assert reads == ["escaped", "escaped"]
+    reader = ladder_reference.Reader(board, prey)
+    assert not reader.attacker_wins(board, ko, [_point("P2")], 1)
+    assert reader.nodes >= 3  # read out past the runner's answer
+    assert ladder_reference.Reader(board, prey).attacker_wins(board, ko, [_point("Q1")], 1)
+    stats: dict = {}
+    liberties = sorted(ref_chain(grid, prey)[1])
+    reads = [ladder_reference.read(grid, prey, "capture", m, stats=stats) for m in liberties]
+    assert reads == ["captured", "escaped"]  # F1, O1
+    assert stats["backups"] >= 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "gojax's ladder reader keeps the first atari that lets the chase go on (the lower liberty) and "
-        "never backs up; KataGo's search tries the other atari (Q1 after F1, O1) and captures G1-N1. "
-        "Following KataGo needs a backtracking read in gojax/features/ladders/_read.py and "
-        "gojax/_native/kernels.c (round_of, read_ladder)"
-    ),
-)
 @pytest.mark.usefixtures("kernel_path")
 def test_gojax_reads_katagos_whole_board_ladder():
+    # The single read, the capture planes (black to move) and KataGo's ladderable stones,
+    # which on the chains with two liberties are KataGo's answers.
     grid = _katago_19(WHOLE_BOARD)
     state = gojax.from_board(BIG, grid, to_play=gojax.BLACK)
     prey, atari = _point("G1"), _point("F1")
     single = bool(jitted(F.ladder_capture, BIG)(state, np.int32(atari), np.int32(prey)))
-    plane = np.asarray(jitted(F.ladder_capture_plane, BIG)(state))
+    plane, alphago, katago = (np.asarray(x) for x in jitted(_features, BIG)(state))
     assert (single, bool(plane.flat[atari])) == (True, True)
+    np.testing.assert_array_equal(plane, ladder_reference.planes(grid, gojax.BLACK)[0])
+    np.testing.assert_array_equal(alphago > 0, plane)
+    two = np.zeros((19, 19), bool)
+    for point in np.flatnonzero(grid):
+        two.flat[point] = len(ref_chain(grid, int(point))[1]) == 2
+    want = np.array([[c == "1" for c in row] for row in WHOLE_BOARD_KATAGO.split()])
+    ladderable = katago[..., F.KATAGO_CHANNELS.ladderable][..., 0] > 0
+    np.testing.assert_array_equal(ladderable & two, want & two)
+    assert (want & two).sum() == 7

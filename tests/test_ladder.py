@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import jax
 import ladder_reference
 import numpy as np
 import pytest
-from conftest import jitted, points_of, random_boards, ref_chain, ref_neighbours, sgf_positions, stack_states
+from conftest import jitted, points_of, random_boards, ref_chain, sgf_positions, stack_states
 
 import gojax
 from gojax import features as F
@@ -252,11 +253,11 @@ def test_long_diagonal_ladder_on_19x19():
 
 def test_planes_match_a_plain_python_reader_on_random_boards():
     capture_fn, escape_fn = plane_fn("ladder_capture_plane"), plane_fn("ladder_escape_plane")
-    seen, most_reads = [0, 0], 0
+    seen, most_reads, stats = [0, 0], 0, {}
     for i, grid in enumerate(random_boards(1, 24, 9, density=(0.3, 0.6))):
         mover = 1 + i % 2
         state = gojax.from_board(CONFIG, grid, mover)
-        want_capture, want_escape, reads = ladder_reference.planes(grid, mover)
+        want_capture, want_escape, reads = ladder_reference.planes(grid, mover, stats)
         most_reads = max(most_reads, reads)
         np.testing.assert_array_equal(capture_fn(state), want_capture, err_msg=f"capture, board {i}")
         np.testing.assert_array_equal(escape_fn(state), want_escape, err_msg=f"escape, board {i}")
@@ -267,6 +268,8 @@ def test_planes_match_a_plain_python_reader_on_random_boards():
     # two 2-liberty chains counts twice here; the plane reads each chain once too).
     assert seen[0] >= 3 and seen[1] >= 3, seen
     assert most_reads > 8, most_reads
+    # And reads that back up: a line read out for a whole round, answered, another tried.
+    assert stats["backups"] >= 10, stats
 
 
 # Black (4,4)-(4,5) in atari at (4,6), next to white (3,4)-(3,5) in atari at (3,6).
@@ -312,6 +315,56 @@ def test_alphago_preset_shares_one_pool_and_matches_the_reference():
         seen[0] += int(want_capture.sum())
         seen[1] += int(want_escape.sum())
     assert seen[0] >= 2 and seen[1] >= 2, seen
+
+
+# --------------------------------------------------------------------------- the budget
+#
+# A read that has tried BUDGET moves without an answer counts as "not captured" (KataGo's
+# node budget, 25,000). No board here needs that many, so the XLA reader's budget is lowered
+# and its reads are compared with the reference's under the same budget: every move tried
+# counts, the atari and the runner's first answer tried in one loop step included.
+
+
+def _all_reads(grid):
+    """``(prey, move, attacker)`` of every capture read of a board: each atari on each chain
+    with two liberties, by the chain's opponent."""
+    reads = []
+    for p in np.flatnonzero(grid):
+        stones, libs = ref_chain(grid, int(p))
+        if len(libs) == 2 and int(p) == min(stones):
+            reads += [(int(p), m, 2 if grid.flat[p] == gojax.BLACK else 1) for m in sorted(libs)]
+    return reads
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 6, 15])
+def test_the_budget_cuts_reads_as_the_reference_does(monkeypatch, budget):
+    from gojax.features.ladders import _read
+
+    grids = random_boards(4, 16, 9, density=(0.35, 0.6))
+    reads = [(i, *r) for i, grid in enumerate(grids) for r in _all_reads(grid)]
+    states = stack_states(gojax.from_board(CONFIG, grids[i], attacker) for i, _, _, attacker in reads)
+    preys, moves = (np.array([r[k] for r in reads], np.int32) for k in (1, 2))
+    monkeypatch.setattr(_read, "BUDGET", budget)
+    got = np.asarray(jax.jit(jax.vmap(functools.partial(F.ladder_capture, CONFIG)))(states, moves, preys))
+    want, full = [], []
+    for i, prey, move, _ in reads:
+        want.append(ladder_reference.read(grids[i], prey, "capture", move, budget=budget) == "captured")
+        full.append(ladder_reference.read(grids[i], prey, "capture", move) == "captured")
+    np.testing.assert_array_equal(got, np.array(want))
+    # The budget cut some reads that end captured with the full one (none with a budget of 1:
+    # the atari and the runner's answer are two moves).
+    cut = int(np.sum(np.array(full) & ~np.array(want)))
+    assert cut >= 1 if budget > 1 else cut == sum(full), (budget, cut)
+    assert sum(want) >= (1 if budget >= 3 else 0)
+
+
+def test_the_native_kernels_share_the_budget():
+    from gojax import _native
+    from gojax.features.ladders import _read
+
+    source = (Path(_native.__file__).parent / "kernels.c").read_text()
+    assert f"#define LADDER_BUDGET {_read.BUDGET}\n" in source
+    assert _read.BUDGET == ladder_reference.BUDGET == 25_000
 
 
 # --------------------------------------------------------------------------- single reads
@@ -361,9 +414,6 @@ def test_a_capture_that_does_not_free_the_runner_is_no_escape():
     grid = gojax._host.diagram.parse_board(board(RETAKE), 9)
     prey = 0 * 9 + 1
     assert ladder_reference.read(grid, prey, "capture", 1 * 9 + 2) == "captured"
-    # The rule gojax read ladders by before counted any capture as an escape: this is the
-    # class of positions where the two differ (see test_old_rule_differences_are_explained).
-    assert ladder_reference.read(grid, prey, "capture", 1 * 9 + 2, old_rule=True) == "escaped"
 
 
 # Black (2,2) in atari at (3,2) after white (2,3); white (1,2) next to it is in atari too at
@@ -515,48 +565,12 @@ def test_planes_match_the_reference_on_real_games():
     # GOJAX_LADDER_POSITIONS=3000 runs the same comparison on that many positions.
     count = int(os.environ.get("GOJAX_LADDER_POSITIONS", "24"))
     capture_fn, escape_fn = plane_fn("ladder_capture_plane", BIG), plane_fn("ladder_escape_plane", BIG)
-    seen = 0
+    seen, stats = 0, {}
     for i, (grid, mover) in enumerate(sgf_positions(count)):
         state = gojax.from_board(BIG, grid, mover)
-        want_capture, want_escape, _ = ladder_reference.planes(grid, mover)
+        want_capture, want_escape, _ = ladder_reference.planes(grid, mover, stats)
         np.testing.assert_array_equal(capture_fn(state), want_capture, err_msg=f"capture, position {i}")
         np.testing.assert_array_equal(escape_fn(state), want_escape, err_msg=f"escape, position {i}")
         seen += int(want_capture.sum() + want_escape.sum())
     assert seen >= 2, seen
-
-
-def test_old_rule_differences_are_explained():
-    # On random 9x9 boards the reader differs from the rule gojax used before (any capture
-    # in reach = escape; a ko-taking atari an ordinary move) only where the runner could
-    # capture next to it, or the attacker took a ko: every difference is of those kinds.
-    differ = 0
-    for i, grid in enumerate(random_boards(3, 40, 9, density=(0.35, 0.6))):
-        mover = 1 + i % 2
-        new = ladder_reference.planes(grid, mover)[:2]
-        old = ladder_reference.planes(grid, mover, old_rule=True)[:2]
-        for kind, (a, b) in enumerate(zip(new, old, strict=True)):
-            for r, c in zip(*np.nonzero(a != b), strict=True):
-                differ += 1
-                assert _involves_capture_or_ko(grid, mover, r * 9 + c, kind), (i, kind, r, c)
-    assert differ >= 1
-
-
-def _involves_capture_or_ko(grid, mover, point, kind):
-    """Whether some read at ``point`` meets a capture by the runner or a ko-taking atari."""
-    size = grid.shape[0]
-    runner = 3 - mover if kind == 0 else mover
-    after, ko = ladder_reference.play(grid, point, mover)
-    if after is None:
-        return False
-    # Conservative: an attacker chain in atari next to a runner chain at some point of the
-    # chase is not tracked here; instead look for any chain of the attacker with 1 or 2
-    # liberties next to a runner chain on the board, or a ko left by the first move.
-    if ko is not None:
-        return True
-    for p in range(size * size):
-        if after.flat[p] == 3 - runner and len(ref_chain(after, p)[1]) <= 2:
-            stones = ref_chain(after, p)[0]
-            near = {q for s in stones for q in ref_neighbours(s, size)}
-            if any(after.flat[q] == runner for q in near):
-                return True
-    return False
+    assert stats["backups"] >= 10, stats

@@ -25,7 +25,7 @@ int32_t gojax_kernels_abi(void) { return GOJAX_KERNELS_ABI; }
 
 enum { EMPTY = 0, ATT = 1, DEF = 2, EDGE = 3 }; /* in a read: the attacker's and the runner's stones */
 enum { MINE = 1, THEIRS = 2 };                   /* in the analysis: the mover's and the opponent's */
-enum { RUNNING = 0, CAPTURED = 1, ESCAPED = 2 };
+enum { CAPTURED = 1, ESCAPED = 2 };
 enum { MODE_CAPTURE = 0, MODE_EXTEND = 1, MODE_DEFEND = 2 };
 
 typedef struct {
@@ -180,8 +180,11 @@ static void keep_runner(Runner *runner, const Fill *f, int liberty) {
 typedef struct {
   const Geometry *g;
   Fill *f;
-  int prey;       /* a stone of the runner (it stays one while the chase runs) */
-  Runner *atari; /* filled by attacker_move, read by the reply to that move */
+  int prey;      /* a stone of the runner (it stays one while the chase runs) */
+  Runner *atari; /* filled by attacker_move, read by the runner's first answer to that move */
+  int limit;     /* rounds: an attacker to move after them has caught the runner */
+  int moves;     /* moves tried */
+  int over;      /* the budget ran out */
 } Read;
 
 /* The attacker plays `move`: 1 when it is a legal atari (the runner then has exactly one liberty). */
@@ -256,109 +259,104 @@ static int runner_move(const Read *r, const Position *pos, int move, const Runne
   return libs;
 }
 
-/* The runner, in atari, answers: its extension, or (with `captures`) the capture of an
- * adjacent attacker chain in atari at the lowest such liberty that is not the runner's.
- * `known`: pos is the position attacker_move just made (r->atari holds the runner).
- * Sets *out to the position after the answer the chase goes on with; returns the status. */
-static int reply(const Read *r, const Position *pos, int captures, int known, Position *out) {
+/* A read's moves: past LADDER_BUDGET tried, the runner is not captured (KataGo's node budget). */
+#define LADDER_BUDGET 25000
+
+static int spend(Read *r) {
+  if (r->moves >= LADDER_BUDGET) r->over = 1;
+  else r->moves++;
+  return !r->over;
+}
+
+static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n);
+
+/* The runner's moves, in the order they are tried: its liberties, then (with `captures`)
+ * the liberty of every adjacent attacker chain in atari, each list lowest first. `known`:
+ * pos is the position attacker_move just made (r->atari holds the runner). */
+static int runner_options(Read *r, const Position *pos, int captures, int known, int16_t *options) {
   const Geometry *g = r->g;
   Fill *f = r->f;
-  int n, extension;
-  const int *runner;
-  int n_runner;
+  int n = 0;
   if (known) {
-    n = 1;
-    extension = r->atari->liberty;
+    options[n++] = (int16_t)r->atari->liberty;
   } else {
-    n = chain(g, pos->b, r->prey, f);
-    extension = lowest(f->libs, n, -1);
-    keep_runner(r->atari, f, n == 1 ? extension : -1); /* the fills below overwrite f */
+    int libs = chain(g, pos->b, r->prey, f);
+    for (int i = 0; i < libs; i++) options[n++] = (int16_t)f->libs[i];
+    keep_runner(r->atari, f, libs == 1 ? f->libs[0] : -1); /* the fills below overwrite f */
   }
-  runner = r->atari->stones;
-  n_runner = r->atari->n_stones;
-  int capture = -1;
-  if (captures) {
-    uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
-    if (known) f->mark[extension] = stamp; /* the runner's liberties */
-    else
-      for (int i = 0; i < n; i++) f->mark[f->libs[i]] = stamp;
-    for (int i = 0; i < n_runner; i++) {
-      for (int d = 0; d < 4; d++) {
-        int q = runner[i] + g->dirs[d];
-        if (pos->b[q] != ATT || f->mark[q] == stamp || empty_beside(g, pos->b, q) >= 2) continue;
-        int at = chain_upto(g, pos->b, q, f, 2) == 1 ? f->libs[0] : -1;
-        for (int k = 0; k < f->n_stones; k++) f->mark[f->stones[k]] = stamp; /* looked at */
-        if (at >= 0 && f->mark[at] != stamp && (capture < 0 || at < capture)) capture = at;
+  for (int i = 1; i < n; i++) /* sorted, lowest first */
+    for (int j = i; j > 0 && options[j] < options[j - 1]; j--) {
+      int16_t t = options[j];
+      options[j] = options[j - 1];
+      options[j - 1] = t;
+    }
+  if (!captures) return n;
+  int first = n;
+  uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
+  for (int i = 0; i < n; i++) f->mark[options[i]] = stamp; /* taken: the runner's liberties */
+  const int *runner = r->atari->stones;
+  for (int i = 0; i < r->atari->n_stones; i++) {
+    for (int d = 0; d < 4; d++) {
+      int q = runner[i] + g->dirs[d];
+      if (pos->b[q] != ATT || f->mark[q] == stamp || empty_beside(g, pos->b, q) >= 2) continue;
+      int at = chain_upto(g, pos->b, q, f, 2) == 1 ? f->libs[0] : -1;
+      for (int k = 0; k < f->n_stones; k++) f->mark[f->stones[k]] = stamp; /* looked at */
+      if (at >= 0 && f->mark[at] != stamp) {
+        f->mark[at] = stamp;
+        int j = n++;
+        for (; j > first && options[j - 1] > at; j--) options[j] = options[j - 1];
+        options[j] = (int16_t)at;
       }
     }
   }
-  int options[2] = {extension, capture};
-  Position after[2];
-  int escaped = 0, chosen = -1;
-  for (int j = 0; j < 2; j++) {
-    const Runner *only = j == 0 && r->atari->liberty >= 0 ? r->atari : NULL;
-    int libs = options[j] >= 0 ? runner_move(r, pos, options[j], only, &after[j]) : 0;
-    escaped |= libs >= 3;
-    if (chosen < 0 && libs == 2) chosen = j;
-  }
-  if (escaped) return ESCAPED;
-  if (chosen < 0) return CAPTURED;
-  copy(r->g, out, &after[chosen]);
-  return RUNNING;
+  return n;
 }
 
-/* One round: the attacker's candidate ataris `moves` (-1: none), each skipped where `skip`
- * (the runner, already in atari, answers the position as it is, with `captures`), and the
- * runner's answer to each; the attacker keeps the first that captures, else the first that
- * keeps the chase going. Sets *pos to the position the chase goes on from. */
-static int round_of(const Read *r, Position *pos, const int moves[2], const int skip[2], int captures) {
-  Position attacked, after, best_after;
-  int best_score = -2;
-  for (int i = 0; i < 2; i++) {
-    const Position *at = pos;
-    int ok = 1;
-    if (!skip[i]) {
-      ok = attacker_move(r, pos, moves[i], &attacked);
-      at = &attacked;
+/* The runner, in atari, to move (in round `round`): 1 when every one of its moves fails:
+ * it is captured. A move fails when it leaves the runner at most one liberty, or two from
+ * which the attacker wins; it escapes with three or more. */
+static int runner_caught(Read *r, const Position *pos, int round, int captures, int known) {
+  int16_t options[MAX_POINTS]; /* cells fit in 16 bits: 1.25 KiB a node on the stack */
+  int n = runner_options(r, pos, captures, known, options);
+  for (int i = 0; i < n; i++) {
+    if (!spend(r)) return 0;
+    Position after;
+    /* The first move is the one liberty while r->atari still holds the runner. */
+    const Runner *only = i == 0 && r->atari->liberty == options[0] ? r->atari : NULL;
+    int libs = runner_move(r, pos, options[i], only, &after);
+    if (libs >= 3) return 0;
+    if (libs == 2) {
+      int ataris[2] = {after.libs[0], after.libs[1]};
+      if (!attacker_wins(r, &after, round + 1, ataris, 2)) return 0;
     }
-    int score = -1;
-    if (ok) {
-      int status = reply(r, at, captures || !skip[i], !skip[i], &after);
-      /* An atari that takes a ko leaves the runner the ko fight: no ladder. */
-      if (!skip[i] && at->ko >= 0) status = ESCAPED;
-      score = status == CAPTURED ? 3 : status == RUNNING ? 2 : 0;
-    }
-    if (score > best_score) {
-      best_score = score;
-      if (score == 2) copy(r->g, &best_after, &after);
-    }
+    if (r->over) return 0;
   }
-  if (best_score == 3) return CAPTURED;
-  if (best_score == 2) {
-    copy(r->g, pos, &best_after);
-    return RUNNING;
-  }
-  return ESCAPED;
+  return 1;
 }
 
-/* The whole chase: CAPTURED or ESCAPED. `pos` is the starting position (modified). */
+/* The attacker to move in round `round` (the runner has two liberties), trying `ataris` in
+ * turn: 1 when one of them captures. After the last round the runner counts as captured.
+ * An atari that is illegal, leaves the runner more than one liberty, or takes a ko (the
+ * runner has the ko fight: no ladder) fails. */
+static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n) {
+  if (round == r->limit) return 1;
+  for (int i = 0; i < n; i++) {
+    if (!spend(r)) return 0;
+    Position attacked;
+    if (!attacker_move(r, pos, ataris[i], &attacked) || attacked.ko >= 0) continue;
+    if (runner_caught(r, &attacked, round, 1, 1)) return 1;
+    if (r->over) return 0;
+  }
+  return 0;
+}
+
+/* The whole read: CAPTURED or ESCAPED. `pos` is the starting position. */
 static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int mode, int first_move) {
   static __thread Runner atari;
-  Read r = {g, f, prey, &atari};
-  int limit = 2 * g->size + 1;
-  int status = RUNNING;
-  for (int rounds = 0; status == RUNNING && rounds < limit; rounds++) {
-    int moves[2] = {-1, -1}, skip[2] = {0, 0};
-    if (rounds == 0) {
-      moves[0] = mode == MODE_CAPTURE ? first_move : -1;
-      skip[0] = mode != MODE_CAPTURE;
-    } else { /* the runner's two liberties, lower first */
-      moves[0] = pos->libs[0];
-      moves[1] = pos->libs[1];
-    }
-    status = round_of(&r, pos, moves, skip, mode != MODE_EXTEND);
-  }
-  return status == RUNNING ? CAPTURED : status;
+  Read r = {g, f, prey, &atari, 2 * g->size + 1, 0, 0};
+  int caught = mode == MODE_CAPTURE ? attacker_wins(&r, pos, 0, &first_move, 1)
+                                    : runner_caught(&r, pos, 0, mode != MODE_EXTEND, 0);
+  return caught && !r.over ? CAPTURED : ESCAPED;
 }
 
 /* ------------------------------------------------------------------ ladder reads, one by one */

@@ -6,12 +6,12 @@ bitboards with :mod:`gojax.features.ladders._read` (no ``gojax.step``): the
 runner in atari extends, or captures an adjacent attacker chain in atari (a
 move of the ladder like any other: if the attacker then captures the runner
 anyway, the ladder works); the attacker tries the atari on each of the
-runner's two liberties and keeps the one that wins or keeps the chase going.
-The runner escapes with 3 or more liberties; the chase is cut off after
-``2 N + 1`` rounds. The attacker's greedy one-reply lookahead is the "forced"
-ladder of playout engines (Michi, Pachi): a runner that can escape only by a
-counter-capture several moves later, or an attacker that needs a non-atari
-move, is outside what it reads.
+runner's two liberties. Each line is read out and the search backs up, as
+KataGo's: the attacker wins when one atari does, the runner escapes when one
+answer does (3 or more liberties, or 2 and no winning atari). A chase lasts
+at most ``2 N + 1`` rounds and a read at most
+:data:`gojax.features.ladders._read.BUDGET` moves tried. An attacker that
+needs a non-atari move (a net) is outside what it reads.
 
 The reads use the simple ko rule (the game's ``ko_point`` for the first move,
 then the kos the chase itself makes; no superko history), and suicide is
@@ -33,9 +33,8 @@ attempt where the runner's extension would have 3+ liberties even ignoring
 captures (then it is out whatever happens). The reads left are pooled with
 those of the other games of a ``vmap`` batch and run a chunk at a time
 (:mod:`gojax.features.ladders._pool`), so the result is exact however many
-candidates there are; a read runs at most ``2 N + 1`` rounds of a few
-bitboard flood fills each. ``chunk`` is accepted (for compatibility) and does
-not change anything.
+candidates there are; each move tried costs a few bitboard flood fills.
+``chunk`` is accepted (for compatibility) and does not change anything.
 """
 
 from __future__ import annotations

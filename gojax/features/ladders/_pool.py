@@ -43,9 +43,10 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     ``stones``, ``atari``: ``uint32[G, 2, W]``, ``G`` games; ``turn``,
     ``ko_point``: ``int32[G]``; ``active``: ``bool[G, T]``, each game's tasks;
     the other task arrays ``int32[G, T]`` or ``int32[1, T]`` (the same for
-    every game). ``SLOTS`` chases run side by side, one round per loop step;
-    a slot whose chase ends takes the next active task at the next step, so
-    the loop runs about ``(total rounds) / SLOTS + (longest chase)`` steps.
+    every game). ``SLOTS`` reads run side by side, one move tried per loop step
+    (:func:`gojax.features.ladders._read.step`); a slot whose read ends takes the
+    next active task at the next step, so the loop runs about
+    ``(total moves) / SLOTS + (longest read)`` steps.
 
     The active tasks are found without listing them: each game's flags are
     packed into words, a slot's ``k``-th active task is in the game whose
@@ -58,7 +59,6 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     packed = bb.pack(active)  # uint32[G, ceil(T / 32)]
     ends = jnp.cumsum(bb.count(packed))  # active tasks of the games up to each
     count = ends[-1]
-    limit = _read.max_rounds(size)
 
     def locate(rank):
         # The game: how many games' active tasks end at or before the rank; then the word of
@@ -90,52 +90,40 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
         return _read.start(size, stones[game, a].T, stones[game, 1 - a].T, atari[game, a].T, ko, prey_point)
 
     def body(carry):
-        taken, game, task, position, status, rounds, result = carry
-        free = status != _read.RUNNING
+        taken, game, task, search, result = carry
+        free = search.status != _read.RUNNING
         pick = taken + jnp.cumsum(free.astype(jnp.int32)) - 1
         take = free & (pick < count)
         picked_game, picked_task = locate(pick)
         game = jnp.where(take, picked_game, game)
         task = jnp.where(take, picked_task, task)
-        fresh = jax.lax.cond(jnp.any(take), lambda: opening(game, task), lambda: position)
-        position = jax.tree.map(lambda new, old: _where(take, new, old), fresh, position)
-        status = jnp.where(take, _read.RUNNING, status)
-        rounds = jnp.where(take, 0, rounds)
-        taken = taken + jnp.sum(take.astype(jnp.int32))
-        running = status == _read.RUNNING
-        advanced, next_status = _read.advance(
-            size, position, per_task(mode, game, task), per_task(move, game, task), rounds
+        search = jax.lax.cond(
+            jnp.any(take),
+            lambda: _read.restart(
+                size,
+                search,
+                take,
+                opening(game, task),
+                per_task(mode, game, task),
+                per_task(move, game, task),
+            ),
+            lambda: search,
         )
-        position = jax.tree.map(lambda new, old: _where(running, new, old), advanced, position)
-        rounds = rounds + running.astype(jnp.int32)
-        status = jnp.where(running, next_status, status)
-        status = jnp.where((status == _read.RUNNING) & (rounds >= limit), _read.CAPTURED, status)
-        done = running & (status != _read.RUNNING)
+        taken = taken + jnp.sum(take.astype(jnp.int32))
+        running = search.status == _read.RUNNING
+        search = _read.step(size, search)
+        done = running & (search.status != _read.RUNNING)
         where = jnp.where(done, game * tasks + task, games * tasks)
-        result = result.at[where].set(status == _read.CAPTURED, mode="drop")
-        return taken, game, task, position, status, rounds, result
+        result = result.at[where].set(search.status == _read.CAPTURED, mode="drop")
+        return taken, game, task, search, result
 
     def cond(carry):
-        taken, _, _, _, status, _, _ = carry
-        return (taken < count) | jnp.any(status == _read.RUNNING)
+        taken, _, _, search, _ = carry
+        return (taken < count) | jnp.any(search.status == _read.RUNNING)
 
-    empty = jnp.zeros((stones.shape[-1], slots), jnp.uint32)
     none = jnp.zeros((slots,), jnp.int32)
-    start = (
-        jnp.int32(0),
-        none,
-        none,
-        _read.Position(empty, empty, empty, empty, empty),
-        jnp.full((slots,), _read.ESCAPED, jnp.int32),
-        none,
-        jnp.zeros((games * tasks,), jnp.bool_),
-    )
+    start = (jnp.int32(0), none, none, _read.idle(size, slots), jnp.zeros((games * tasks,), jnp.bool_))
     return loops.while_loop(cond, body, start)[-1].reshape(games, tasks)
-
-
-def _where(flags, new, old):
-    """``new`` where ``flags`` (``bool[SLOTS]``), else ``old`` (``[SLOTS]`` or ``uint32[W, SLOTS]``)."""
-    return jnp.where(flags, new, old)
 
 
 # The arguments of the pool whose games may be shared (a leading axis of 1): the tasks'.

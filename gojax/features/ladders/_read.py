@@ -9,42 +9,46 @@ read off the atari bitboard (the runner's captures) or off short flood fills
 of the defender chains next to the move (the attacker's), and the runner's
 liberties are one dilation of its chain.
 
-The rules of the chase (greedy, one reply ahead, as the playout engines'
-"forced" ladder):
+The chase is a search (KataGo's ``searchIsLadderCaptured``): the attacker
+wins a position when one of its ataris does, the runner escapes when one of
+its answers does, and every line is read out before the next is tried.
 
-1. **Runner to move, in atari.** Its options are the extension on its
-   liberty and, besides, the capture of an adjacent attacker chain in atari
-   at that chain's liberty (the lowest such point; a capture is a move of the
-   ladder like any other, with its own consequences). The runner *escapes*
-   when an option leaves it 3 or more liberties; otherwise the chase goes on
-   with the first option (extension before capture) that leaves it exactly 2;
-   with none it is *captured* (an illegal or suicidal move counts as 0
-   liberties).
-2. **Attacker to move, runner with 2 liberties.** The attacker tries the
-   atari on each liberty and the runner's answer (step 1): an atari after
-   which the runner is captured wins; one after which the chase goes on comes
-   next (the lower liberty first); one that is illegal (occupied, suicide,
-   the ko point) or does not leave the runner in atari is refused, and one
-   that captures a stone and leaves a ko the runner could retake lets it
-   escape (a ladder that hangs on a ko is no ladder, as KataGo counts it).
-   With no atari left the runner has escaped.
+1. **Runner to move, in atari.** Its moves are its extension (its liberty)
+   and the capture of every adjacent attacker chain in atari (at that chain's
+   liberty), tried in that order, captures lowest point first. A move that
+   leaves it 3 or more liberties escapes; one that leaves it at most 1 (or is
+   illegal) fails; one that leaves it exactly 2 gives the attacker the next
+   round (step 2), and fails if the attacker wins it. The runner is captured
+   when every move fails.
+2. **Attacker to move, runner with 2 liberties.** Its moves are the ataris
+   on those liberties, the lower first. An atari that is illegal (occupied,
+   suicide, the ko point) or does not leave the runner in atari fails, and so
+   does one that captures a stone and leaves a ko the runner could retake (a
+   ladder that hangs on a ko is no ladder, as KataGo counts it). The attacker
+   wins when the runner's answers to an atari all fail (step 1).
 
-Every round is one attacker move and one runner move. The chase is cut off
-after ``2 N + 1`` rounds (a ladder across the board takes about ``N``) and then
-counts as captured. Three kinds of read (static ``mode``): ``"capture"``
-starts with the attacker's given atari, ``"extend"`` with the runner in
-atari allowed only its extension (the AlphaGo escape plane), ``"defend"``
-with the runner in atari and all its options (KataGo's 1-liberty ladders).
+Every round is one attacker move and one runner move. An attacker to move
+after ``2 N + 1`` rounds (a ladder across the board takes about ``N``) has
+caught the runner, and a read that has tried :data:`BUDGET` moves without an
+answer has not. Three kinds of read (``mode``): ``"capture"`` starts with
+the attacker's given atari, ``"extend"`` with the runner in atari and its
+extension as its only first move (the AlphaGo escape plane), ``"defend"`` with the runner in
+atari and all its moves (KataGo's 1-liberty ladders).
+
+A read is a stack of positions (:class:`Search`), one per node of the line
+being read, and each loop step (:func:`step`) tries one move of the deepest
+node; reads of every lane step together, so nothing here is ``vmap``-ed.
 
 Shapes: every bitboard is ``uint32[W, ...]``, the words first
 (:class:`gojax._core.bitboard.WordsFirst`), and every other value has the
-trailing shape ``[...]``: one chase with none, a batch of chases (the pool's
-slots) with trailing axes. The two options of a move are read side by side
-on one more axis, so nothing here is ``vmap``-ed.
+trailing shape ``[...]``: one chase with none, a batch of chases with
+trailing axes; a :class:`Search` has one batch axis, ``B`` lanes (the pool's slots).
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import NamedTuple
 
 import jax
@@ -54,19 +58,24 @@ from gojax._core import loops
 from gojax._core.bitboard import WordsFirst as bits
 
 __all__ = [
+    "BUDGET",
     "CAPTURED",
     "ESCAPED",
     "MODES",
     "RUNNING",
     "Position",
-    "advance",
+    "Search",
+    "idle",
     "max_rounds",
     "mode_code",
     "read",
+    "restart",
     "start",
+    "step",
 ]
 
 RUNNING, CAPTURED, ESCAPED = 0, 1, 2
+BUDGET = 25_000  # moves a read may try (KataGo's node budget); past them the runner is not captured
 _DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
@@ -186,9 +195,7 @@ def _runner_move(size: int, position: Position, move: jax.Array):
     """The runner's side plays ``move`` (``int[...]``): ``(position, runner liberties)``, 0 if illegal.
 
     The attacker chains that the move puts in atari are not yet in the
-    returned position's ``attacker_atari``: nothing the round decides depends
-    on them, so :func:`_new_ataris` adds them once the round has picked its
-    line (a fill of four sides on one position instead of four).
+    returned position's ``attacker_atari``: :func:`_new_ataris` adds them.
     """
     empty = _empty(size, position)
     stone = bits.point_bits(move, size)
@@ -230,63 +237,6 @@ def _new_ataris(size: int, position: Position, move: jax.Array) -> Position:
     return position._replace(attacker_atari=atari | _select(in_atari, near))
 
 
-def _both(position: Position) -> Position:
-    """The position twice, on a new axis 1 (``uint32[W, 2, ...]``): one copy per option."""
-    return jax.tree.map(lambda x: jnp.broadcast_to(x[:, None], (x.shape[0], 2, *x.shape[1:])), position)
-
-
-def _pick(options: Position, index: jax.Array) -> Position:
-    """Option ``index`` (``int[...]``, 0 or 1) of a position with the options on axis 1."""
-    return jax.tree.map(lambda x: jnp.where(index[None] == 0, x[:, 0], x[:, 1]), options)
-
-
-def _reply(size: int, position: Position, captures: jax.Array):
-    """Step 1 of the module docstring: ``(position after the runner's move, its move, status)``.
-
-    The position's ``attacker_atari`` lacks the chains the move put in atari
-    (see :func:`_new_ataris`).
-
-    ``captures``: ``bool[...]``, whether the runner may capture instead of extending.
-    """
-    empty = _empty(size, position)
-    around = bits.neighbours(position.runner, size)
-    liberty = around & empty
-    extension = bits.lowest_point(liberty)
-    atari = position.attacker_atari
-    chains = _fill(around & atari, atari, size)
-    capture = bits.lowest_point(bits.neighbours(chains, size) & empty & ~liberty)
-    options = jnp.stack([extension, jnp.where(captures, capture, -1)]).astype(jnp.int32)
-    afters, libs = _runner_move(size, _both(position), options)
-    libs = jnp.where(options >= 0, libs, 0)
-    running = libs == 2
-    escaped = jnp.any(libs >= 3, axis=0)
-    status = jnp.where(escaped, ESCAPED, jnp.where(jnp.any(running, axis=0), RUNNING, CAPTURED))
-    chosen = jnp.argmax(running, axis=0)
-    return _pick(afters, chosen), jnp.where(chosen == 0, options[0], options[1]), status
-
-
-def _round(size: int, position: Position, moves: jax.Array, skip: jax.Array, captures: jax.Array):
-    """Step 2 over the candidate ataris ``moves`` (``int32[2, ...]``, -1 for none): ``(position, status)``.
-
-    Where ``skip`` (``bool[2, ...]``) is set the attacker's move is left out:
-    the runner, already in atari, answers the position as it is (with
-    ``captures``, ``bool[...]``, saying whether it may capture).
-    """
-    both = _both(position)
-    atari, ok = _attacker_move(size, both, moves)
-    atari = jax.tree.map(lambda old, new: jnp.where(skip[None], old, new), both, atari)
-    after, replies, status = _reply(size, atari, captures[None] | ~skip)
-    # An atari that takes a ko leaves the runner the ko fight: no ladder.
-    status = jnp.where(~skip & bits.any_set(atari.ko), ESCAPED, status)
-    ok = jnp.where(skip, True, ok & (moves >= 0))
-    scores = jnp.where(~ok, -1, jnp.where(status == CAPTURED, 3, jnp.where(status == RUNNING, 2, 0)))
-    best = jnp.argmax(scores, axis=0)
-    score = jnp.max(scores, axis=0)
-    status = jnp.where(score == 3, CAPTURED, jnp.where(score == 2, RUNNING, ESCAPED))
-    reply = jnp.where(best == 0, replies[0], replies[1])
-    return _new_ataris(size, _pick(after, best), reply), status
-
-
 MODES = ("capture", "extend", "defend")
 
 
@@ -303,31 +253,172 @@ def mode_code(mode) -> jax.Array:
     return jnp.asarray(mode, jnp.int32)
 
 
-def advance(size: int, position: Position, mode, first_move, rounds):
-    """One round of the chase (round ``rounds``, ``int[...]``, 0 the first): ``(position, status)``.
-
-    See :func:`read` for ``mode`` (a name, or its ``int32[...]`` code, see
-    :func:`mode_code`) and ``first_move`` (``int[...]``); status
-    :data:`RUNNING` means the runner has exactly 2 liberties and the attacker
-    is to move.
-    """
-    batch = position.runner.shape[1:]
-    code = jnp.broadcast_to(mode_code(mode), batch)
-    capture = code == MODES.index("capture")
-    first = jnp.broadcast_to(rounds == 0, batch)
-    none = jnp.full(batch, -1, jnp.int32)
-    liberties = bits.neighbours(position.runner, size) & _empty(size, position)
-    lowest = bits.lowest_point(liberties)
-    moves = jnp.stack([lowest, bits.lowest_point(liberties & ~bits.point_bits(lowest, size))])
-    opening = jnp.where(capture, jnp.asarray(first_move, jnp.int32), moves[0])
-    moves = jnp.where(first[None], jnp.stack([opening, none]), moves)
-    skip = jnp.stack([first & ~capture, jnp.zeros_like(first)])
-    return _round(size, position, moves, skip, code != MODES.index("extend"))
-
-
 def max_rounds(size: int) -> int:
-    """Rounds a chase may run; one still running after them counts as captured."""
+    """Rounds a chase may run; an attacker to move after them has caught the runner."""
     return 2 * size + 1
+
+
+class Search(NamedTuple):
+    """Reads in progress, ``B`` side by side (one per lane), each a stack of nodes.
+
+    The node at depth ``d`` is the attacker's to move when ``d`` is even (round
+    ``d // 2``), the runner's (in atari) when ``d`` is odd; a read that starts
+    with the runner starts at depth 1. ``D = 2 * max_rounds(N)``.
+
+    Attributes:
+      stack: :class:`Position` of every node on the path, ``uint32[W, D, B]`` each.
+      left: ``uint32[W, D, B]`` each node's moves not yet tried.
+      open: ``bool[D, B]`` whether ``left`` is not empty.
+      depth: ``int32[B]`` the node to move.
+      root: ``int32[B]`` the read's first node (0 or 1).
+      status: ``int32[B]`` :data:`RUNNING`, or the read's answer.
+      moves: ``int32[B]`` moves tried.
+    """
+
+    stack: Position
+    left: jax.Array
+    open: jax.Array
+    depth: jax.Array
+    root: jax.Array
+    status: jax.Array
+    moves: jax.Array
+
+
+def _top(stack, depth):
+    """Each lane's entry at its ``depth`` (``int32[B]``) of ``[..., D, B]`` arrays."""
+    return stack[..., depth, jnp.arange(depth.shape[0])]
+
+
+def _put(stack, depth, value, flags):
+    """``stack`` (``[..., D, B]``) with ``value`` (``[..., B]``) at each lane's ``depth`` where ``flags``."""
+    depth = jnp.where(flags, depth, stack.shape[-2])  # off the stack: dropped
+    return stack.at[..., depth, jnp.arange(depth.shape[0])].set(value, mode="drop")
+
+
+def idle(size: int, lanes: int) -> Search:
+    """``lanes`` lanes with no read (status :data:`ESCAPED`), for :func:`restart`."""
+    levels = 2 * max_rounds(size)
+    empty = jnp.zeros((bits.point_bits(jnp.int32(0), size).shape[0], levels, lanes), jnp.uint32)
+    none = jnp.zeros((lanes,), jnp.int32)
+    return Search(
+        Position(empty, empty, empty, empty, empty),
+        empty,
+        jnp.zeros((levels, lanes), jnp.bool_),
+        none,
+        none,
+        jnp.full((lanes,), ESCAPED, jnp.int32),
+        none,
+    )
+
+
+def _runner_options(size: int, position: Position, captures) -> jax.Array:
+    """``uint32[W, ...]``: the runner's moves: its liberties and (``captures``, ``bool[...]``) the
+    liberty of every adjacent attacker chain in atari."""
+    around = bits.neighbours(position.runner, size)
+    empty = _empty(size, position)
+    atari = position.attacker_atari
+    chains = _fill(around & atari, atari, size)
+    return (around & empty) | _keep(captures, bits.neighbours(chains, size) & empty)
+
+
+def restart(size: int, search: Search, flags, position: Position, mode, first_move) -> Search:
+    """``search`` with a new read in the lanes where ``flags`` (``bool[B]``).
+
+    ``position`` (``uint32[W, B]`` each, from :func:`start`), ``mode``
+    (``int32[B]`` codes, see :func:`mode_code`) and ``first_move``
+    (``int32[B]``, ``"capture"`` reads) are the reads' (see :func:`read`).
+    """
+    mode = jnp.asarray(mode, jnp.int32)
+    capture = mode == MODES.index("capture")
+    root = jnp.where(capture, 0, 1).astype(jnp.int32)
+    options = _runner_options(size, position, mode == MODES.index("defend"))
+    first = bits.point_bits(first_move, size)
+    left = jnp.where(capture[None], first, options)
+    return Search(
+        jax.tree.map(lambda old, new: _put(old, root, new, flags), search.stack, position),
+        _put(search.left, root, left, flags),
+        _put(search.open, root, bits.any_set(left), flags),
+        jnp.where(flags, root, search.depth),
+        jnp.where(flags, root, search.root),
+        jnp.where(flags, RUNNING, search.status),
+        jnp.where(flags, 0, search.moves),
+    )
+
+
+def step(size: int, search: Search) -> Search:
+    """Every running read tries the next move of its deepest node, and the runner's first
+    answer to it when that move is a working atari.
+
+    The attacker's ataris go the lower first; the runner's moves are its
+    liberties, then its captures, each the lowest point first. A working atari
+    (legal, taking no ko) opens a runner's node, whose first move (its one
+    liberty) is tried in the same step; a runner's move that leaves it two
+    liberties, before the last round, opens an attacker's node. Any other move
+    settles its branch: the atari failed (the runner is out), or the runner's
+    move did (out with 3+ liberties, caught otherwise). That answer goes up the
+    path to the deepest node it does not settle and that has moves left (the
+    attacker's for "out", the runner's for "caught"); with none, it is the read's.
+    """
+    levels = search.left.shape[1]
+    depth = search.depth
+    running = search.status == RUNNING
+    over = search.moves >= BUDGET
+    active = running & ~over
+    top = jax.tree.map(lambda x: _top(x, depth), search.stack)
+    left = _top(search.left, depth)
+    attacker = depth % 2 == 0
+
+    # The attacker's atari (at its nodes), then the runner's move: at a runner's node its
+    # next one; after a working atari, its first answer, at the node the atari opens.
+    atari = bits.lowest_point(left)
+    attacked, ok = _attacker_move(size, top, atari)
+    ok = ok & ~bits.any_set(attacked.ko)  # an atari that takes a ko: no ladder
+    follow = attacker & ok
+    over = over | (active & follow & (search.moves + 1 >= BUDGET))  # no answer left to try
+    position = jax.tree.map(lambda a, t: jnp.where(follow[None], a, t), attacked, top)
+    at = jnp.where(follow, depth + 1, depth)  # the runner's node
+    options = jnp.where(follow[None], _runner_options(size, attacked, jnp.bool_(True)), left)
+    first = options & bits.neighbours(position.runner, size) & _empty(size, position)
+    move = jnp.where(bits.any_set(first), bits.lowest_point(first), bits.lowest_point(options))
+    options = options & ~bits.point_bits(move, size)
+    answered, libs = _runner_move(size, position, move)
+    answered = _new_ataris(size, answered, move)
+    ataris = bits.neighbours(answered.runner, size) & _empty(size, answered)
+
+    # The nodes' moves left, the runner's node an atari opened, the attacker's node an answer opened.
+    active = active & ~over
+    below = jnp.where(attacker[None], left & ~bits.point_bits(atari, size), options)
+    stack_left = _put(search.left, depth, below, active)
+    opened = _put(search.open, depth, bits.any_set(below), active)
+    opening = active & follow
+    stack = jax.tree.map(lambda old, new: _put(old, depth + 1, new, opening), search.stack, attacked)
+    stack_left = _put(stack_left, depth + 1, options, opening)
+    opened = _put(opened, depth + 1, bits.any_set(options), opening)
+    push = active & (~attacker | ok) & (libs == 2) & (at + 1 < levels)
+    stack = jax.tree.map(lambda old, new: _put(old, at + 1, new, push), stack, answered)
+    stack_left = _put(stack_left, at + 1, ataris, push)
+    opened = _put(opened, at + 1, bits.any_set(ataris), push)
+
+    # The answer goes up: "out" stops at an attacker's node (even depth) with moves left,
+    # "caught" at a runner's.
+    answer = jnp.where((attacker & ~ok) | (libs >= 3), ESCAPED, CAPTURED)
+    level = jnp.arange(levels, dtype=jnp.int32)[:, None]
+    stops = opened & (level <= at) & (level >= search.root) & ((level % 2 == 0) == (answer == ESCAPED))
+    target = jnp.max(jnp.where(stops, level, -1), axis=0)
+    settled = active & ~push & (target < 0)
+    status = jnp.where(settled, answer, search.status)
+    status = jnp.where(running & over, ESCAPED, status)
+    moved = active & ~settled
+    tried = (running & (search.moves < BUDGET)).astype(jnp.int32) + (active & follow).astype(jnp.int32)
+    return Search(
+        stack,
+        stack_left,
+        opened,
+        jnp.where(moved, jnp.where(push, at + 1, target), depth),
+        search.root,
+        status,
+        search.moves + tried,
+    )
 
 
 def read(size: int, position: Position, mode: str, first_move=-1, active=True) -> jax.Array:
@@ -340,21 +431,17 @@ def read(size: int, position: Position, mode: str, first_move=-1, active=True) -
         ``"extend"`` or ``"defend"`` (the runner, in atari, moves first:
         extension only, or all its options).
       first_move: ``int[...]`` the attacker's first atari (``"capture"`` only).
-      active: ``bool[...]``; an inactive read is escaped at once, with no round played.
+      active: ``bool[...]``; an inactive read is escaped at once, with no move tried.
     """
     _check_mode(mode)
     batch = position.runner.shape[1:]
+    lanes = math.prod(batch)
+    flat = jax.tree.map(lambda x: x.reshape(x.shape[0], lanes), position)
 
-    def body(carry):
-        current, status, rounds = carry
-        following, next_status = advance(size, current, mode, first_move, rounds)
-        running = status == RUNNING
-        current = jax.tree.map(lambda new, old: jnp.where(running[None], new, old), following, current)
-        return current, jnp.where(running, next_status, status), rounds + 1
+    def lane(x):
+        return jnp.broadcast_to(jnp.asarray(x, jnp.int32), batch).reshape(lanes)
 
-    def cond(carry):
-        return jnp.any(carry[1] == RUNNING) & (carry[2] < max_rounds(size))
-
-    start_status = jnp.broadcast_to(jnp.where(active, RUNNING, ESCAPED), batch).astype(jnp.int32)
-    status = loops.while_loop(cond, body, (position, start_status, jnp.int32(0)))[1]
-    return jnp.where(status == RUNNING, CAPTURED, status)
+    flags = jnp.broadcast_to(jnp.asarray(active, jnp.bool_), batch).reshape(lanes)
+    search = restart(size, idle(size, lanes), flags, flat, lane(mode_code(mode)), lane(first_move))
+    search = loops.while_loop(lambda s: jnp.any(s.status == RUNNING), functools.partial(step, size), search)
+    return search.status.reshape(batch)
