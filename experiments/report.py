@@ -463,6 +463,25 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def mutation(rows: list[dict[str, str]]) -> str:
+    """Mutation scores of ``mutation/run.sh`` (``mutation/record.py``): the latest run of each group."""
+    latest = {r["group"]: r for r in rows}
+    lines = [
+        "| group | modules | tests | mutants | skipped | killed | survived | score |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for group, r in latest.items():
+        killed, survived = int(r["killed"]), int(r["survived"])
+        tests = ", ".join(f"`{t}`" for t in r["tests"].split())
+        lines.append(
+            f"| `{group}` | `{r['modules']}` | {tests} | {r['mutants']} | {r['skipped']} "
+            f"| {killed} | {survived} | {killed / max(killed + survived, 1):.1%} |"
+        )
+    lines.append("")
+    lines.append(_sources(list(latest.values())))
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "alphabeta": alphabeta,
     "benchmark_cpu": benchmark_cpu,
@@ -474,6 +493,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "gtp_start": gtp_start,
     "gtp_startup": gtp_startup,
     "mcts_throughput_9x9": mcts_throughput_9x9,
+    "mutation": mutation,
     "playout_rate_9x9": playout_rate_9x9,
     "strength_9x9": strength_9x9,
     "strength_gnugo_9x9": strength_gnugo_9x9,

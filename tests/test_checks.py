@@ -107,6 +107,14 @@ class _Pair:
     right: int = 0
 
 
+@pytest.mark.parametrize("check", [checks.integer, checks.number])
+def test_the_bounds_are_keyword_only(check):
+    # check(value, name, 0, 5) would read as least=0, most=5 or the other way round: refused.
+    with pytest.raises(TypeError, match="positional"):
+        check(3, "n", 0, 5)
+    assert check(3, "n", least=0, most=5) == 3
+
+
 def test_known_fields_lists_the_unknown_and_the_known_fields():
     checks.known_fields(_Pair, {})
     checks.known_fields(_Pair, {"left": 1, "right": 2})

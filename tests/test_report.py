@@ -71,6 +71,7 @@ FIGURES = {
     "gtp_start": "first_genmove_s",
     "gtp_startup": "genmove_s",
     "mcts_throughput_9x9": "moves_per_s",
+    "mutation": "survived",
     "playout_rate_9x9": "rate",
     "strength_9x9": "games",
     "test_tiers": "seconds",
@@ -93,8 +94,8 @@ def test_a_changed_figure_changes_its_table(report, name):
         and r.get("kind", "eval") == "eval"
         and r.get("section", "engines") == "engines"
     )
-    if name == "test_tiers":
-        index = len(rows) - 1  # each tier's latest run is the one shown
+    if name in ("test_tiers", "mutation"):
+        index = len(rows) - 1  # each tier's (group's) latest run is the one shown
     changed = [dict(r) for r in rows]
     value = changed[index][column]
     changed[index][column] = "9" + value if value[:1].isdigit() else value + "9"
@@ -109,3 +110,24 @@ def test_runs_must_add_up_to_their_row(report):
     bad = {**rows[0], "runs": "101:1/20 202:0/20"}
     with pytest.raises(ValueError, match="do not add up"):
         report.strength_gnugo_9x9([bad])
+
+
+def test_mutation_records_count_each_outcome():
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("record", ROOT / "mutation" / "record.py")
+    record = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record)
+    results = [
+        SimpleNamespace(worker_outcome=worker, test_outcome=test)
+        for worker, test in [
+            ("normal", "killed"),
+            ("normal", "killed"),
+            ("normal", "survived"),
+            ("skipped", None),
+            ("exception", "incompetent"),
+            ("abnormal", "killed"),  # past the timeout
+        ]
+    ]
+    counts = record.count(results, pending=2)
+    assert counts == {"mutants": 8, "killed": 3, "survived": 1, "incompetent": 1, "skipped": 1, "pending": 2}
