@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 
 import jax
 import ladder_reference
@@ -315,56 +314,6 @@ def test_alphago_preset_shares_one_pool_and_matches_the_reference():
         seen[0] += int(want_capture.sum())
         seen[1] += int(want_escape.sum())
     assert seen[0] >= 2 and seen[1] >= 2, seen
-
-
-# --------------------------------------------------------------------------- the budget
-#
-# A read that has tried BUDGET moves without an answer counts as "not captured" (KataGo's
-# node budget, 25,000). No board here needs that many, so the XLA reader's budget is lowered
-# and its reads are compared with the reference's under the same budget: every move tried
-# counts, the atari and the runner's first answer tried in one loop step included.
-
-
-def _all_reads(grid):
-    """``(prey, move, attacker)`` of every capture read of a board: each atari on each chain
-    with two liberties, by the chain's opponent."""
-    reads = []
-    for p in np.flatnonzero(grid):
-        stones, libs = ref_chain(grid, int(p))
-        if len(libs) == 2 and int(p) == min(stones):
-            reads += [(int(p), m, 2 if grid.flat[p] == gojax.BLACK else 1) for m in sorted(libs)]
-    return reads
-
-
-@pytest.mark.parametrize("budget", [1, 2, 3, 6, 15])
-def test_the_budget_cuts_reads_as_the_reference_does(monkeypatch, budget):
-    from gojax.features.ladders import _read
-
-    grids = random_boards(4, 16, 9, density=(0.35, 0.6))
-    reads = [(i, *r) for i, grid in enumerate(grids) for r in _all_reads(grid)]
-    states = stack_states(gojax.from_board(CONFIG, grids[i], attacker) for i, _, _, attacker in reads)
-    preys, moves = (np.array([r[k] for r in reads], np.int32) for k in (1, 2))
-    monkeypatch.setattr(_read, "BUDGET", budget)
-    got = np.asarray(jax.jit(jax.vmap(functools.partial(F.ladder_capture, CONFIG)))(states, moves, preys))
-    want, full = [], []
-    for i, prey, move, _ in reads:
-        want.append(ladder_reference.read(grids[i], prey, "capture", move, budget=budget) == "captured")
-        full.append(ladder_reference.read(grids[i], prey, "capture", move) == "captured")
-    np.testing.assert_array_equal(got, np.array(want))
-    # The budget cut some reads that end captured with the full one (none with a budget of 1:
-    # the atari and the runner's answer are two moves).
-    cut = int(np.sum(np.array(full) & ~np.array(want)))
-    assert cut >= 1 if budget > 1 else cut == sum(full), (budget, cut)
-    assert sum(want) >= (1 if budget >= 3 else 0)
-
-
-def test_the_native_kernels_share_the_budget():
-    from gojax import _native
-    from gojax.features.ladders import _read
-
-    source = (Path(_native.__file__).parent / "kernels.c").read_text()
-    assert f"#define LADDER_BUDGET {_read.BUDGET}\n" in source
-    assert _read.BUDGET == ladder_reference.BUDGET == 25_000
 
 
 # --------------------------------------------------------------------------- single reads
