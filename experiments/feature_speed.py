@@ -159,6 +159,9 @@ def main(argv=None) -> None:
         "--env", action="store_true", help="also time GoEnv.step with each preset as its observation"
     )
     parser.add_argument(
+        "--csv", type=Path, help="append the rows to this CSV (docs/results/feature_speed.csv)"
+    )
+    parser.add_argument(
         "--devices", type=int, default=1, help="also time step and the presets sharded over D CPU devices"
     )
     args = parser.parse_args(argv)
@@ -229,11 +232,46 @@ def main(argv=None) -> None:
     if tunables:
         print(f"GLIBC_TUNABLES={tunables}")
     print("| what | boards/s | x step | compile s | page faults a call |\n|---|---:|---:|---:|---:|")
+    rows = []
     for name, (_, compile_s, seconds) in runs.items():
         rate = args.batch / statistics.median(seconds)
         ratio = statistics.median(s / w for s, w in zip(runs["step"][2], seconds, strict=True))
         touched = statistics.median(faults[name])
         print(f"| {name} | {rate:,.0f} | {ratio:.4f} | {compile_s:.1f} | {touched:,.0f} |")
+        rows.append(
+            {
+                "what": name,
+                "boards_per_s": f"{rate:.0f}",
+                "x_step": f"{ratio:.4f}",
+                "compile_s": f"{compile_s:.1f}",
+            }
+        )
+    if args.csv:
+        _append_csv(args, rows)
+
+
+def _append_csv(args, rows) -> None:
+    """The run's rows, each with its date, machine, command, board, batch and dtype, added to ``args.csv``."""
+    import csv
+    import datetime
+    import platform
+
+    common = {
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
+        f"jax {jax.__version__}",
+        "command": "python experiments/feature_speed.py " + " ".join(sys.argv[1:]),
+        "size": str(args.size),
+        "batch": str(args.batch),
+        "dtype": args.dtype,
+        "native": "no" if os.environ.get("GOJAX_NATIVE") == "0" else "yes",
+    }
+    fresh = not args.csv.exists()
+    with open(args.csv, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[*common, "what", "boards_per_s", "x_step", "compile_s"])
+        if fresh:
+            writer.writeheader()
+        writer.writerows({**common, **row} for row in rows)
 
 
 if __name__ == "__main__":

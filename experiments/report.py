@@ -463,6 +463,32 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def feature_speed(rows: list[dict[str, str]]) -> str:
+    """Feature planes against ``gojax.step`` (``experiments/feature_speed.py --csv``): the latest run of
+    each board, its rows side by side (median of its repeats; ratio to ``step`` in the same repeats)."""
+    latest: dict[str, list[dict[str, str]]] = {}
+    for r in rows:
+        runs = latest.setdefault(r["size"], [])
+        if runs and runs[0]["command"] != r["command"]:
+            runs.clear()
+        runs.append(r)
+    lines = [
+        "| board | batch | planes | kernels | boards/s | x `step` | compile s |",
+        "|---|---:|---|---|---:|---:|---:|",
+    ]
+    for size, runs in sorted(latest.items(), key=lambda item: -int(item[0])):
+        for r in runs:
+            what = "`step` (the rules alone)" if r["what"] == "step" else f"`{r['what']}` (`{r['dtype']}`)"
+            lines.append(
+                f"| {size}x{size} | {r['batch']} | {what} "
+                f"| {'native' if r['native'] == 'yes' else 'XLA'} | {int(r['boards_per_s']):,} "
+                f"| {r['x_step']} | {r['compile_s']} |"
+            )
+    lines.append("")
+    lines.append(_sources([runs[0] for runs in latest.values()]))
+    return "\n".join(lines) + "\n"
+
+
 def mutation(rows: list[dict[str, str]]) -> str:
     """Mutation scores of ``mutation/run.sh`` (``mutation/record.py``): the latest run of each group."""
     latest = {r["group"]: r for r in rows}
@@ -488,6 +514,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
     "distributed_cpu": distributed_cpu,
+    "feature_speed": feature_speed,
     "ffi_speed": ffi_speed,
     "goenv_ratio": goenv_ratio,
     "gtp_start": gtp_start,

@@ -66,6 +66,7 @@ FIGURES = {
     "benchmark_cpu_detail": "compile_s",
     "classic_players_9x9": "wins",
     "distributed_cpu": "positions_per_s",
+    "feature_speed": "boards_per_s",
     "ffi_speed": "us_per_call",
     "goenv_ratio": "goenv_over_rules",
     "gtp_start": "first_genmove_s",
