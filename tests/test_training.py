@@ -227,6 +227,9 @@ def test_selfplay_outcomes_match_an_independent_score(selfplay_games, jitted_ste
             np.testing.assert_array_equal(np.asarray(buffer.ownership[row]), owners * mover_sign)
             assert float(buffer.score[row]) == pytest.approx(margin * mover_sign)
             assert float(buffer.policy_weight[row]) == 1.0  # every move searched in full
+            # KataGo's opponent-move target: the move played after this position's move (none after the last).
+            answer = game["moves"][ply + 1] if ply + 1 < len(game["moves"]) else -1
+            assert int(buffer.opponent_move[row]) == answer, (ply, row)
     assert 0 < ended_by_passes < len(games), "want both passed-out and move-capped games"
 
 
@@ -372,6 +375,8 @@ def _sample(rows: int, size: int = 5, seed: int = 0) -> az.ReplaySample:
         policy_weight=jnp.asarray(np.arange(rows) % 2, jnp.float32),
         ownership=jnp.asarray(rng.choice([-1.0, 0.0, 1.0], (rows, points)), jnp.float32),
         score=jnp.asarray(rng.normal(0.0, 5.0, rows), jnp.float32),
+        # Every kind of answer: none (-1), a point, and pass (P).
+        opponent_move=jnp.asarray(np.r_[-1, points, rng.integers(-1, points + 1, rows - 2)], jnp.int32),
     )
 
 
@@ -379,7 +384,9 @@ def test_loss_reads_each_target_with_its_weight():
     """Cheap rows' policies do not count; the auxiliary terms count only with their weights and heads."""
     from flax import nnx
 
-    config = az.NetworkConfig(blocks=1, channels=8, ownership_head=True, score_head=True, global_pooling=True)
+    config = az.NetworkConfig(
+        blocks=1, channels=8, ownership_head=True, score_head=True, global_pooling=True, opponent_head=True
+    )
     graphdef, variables = az.split(az.PolicyValueNet(config, 5, CHANNELS.num_channels, rngs=nnx.Rngs(1)))
     sample = _sample(8)
     loss = jax.jit(lambda s, w: az.loss_fn(variables, graphdef, s, w)[0], static_argnums=1)
@@ -400,8 +407,23 @@ def test_loss_reads_each_target_with_its_weight():
     expected = float(metrics.loss) + 1.5 * float(metrics.ownership_loss) + 0.5 * float(metrics.score_loss)
     assert float(loss(sample, with_aux)) == pytest.approx(expected, rel=1e-5)
     assert float(metrics.ownership_loss) > 0 and float(metrics.score_loss) > 0
+    with_opponent = az.LossWeights(opponent=0.15)
+    expected = float(metrics.loss) + 0.15 * float(metrics.opponent_loss)
+    assert float(loss(sample, with_opponent)) == pytest.approx(expected, rel=1e-5)
+    # The opponent term: a cross-entropy over the examples with an answer, by a plain computation.
+    out, _ = az.apply_outputs(graphdef, variables, sample.planes, train=True)
+    logits, answers = np.asarray(out.opponent_logits, np.float64), np.asarray(sample.opponent_move)
+    log_probs = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    known = np.flatnonzero(answers >= 0)
+    assert 0 < known.size < answers.size
+    expected = -np.mean([log_probs[i, answers[i]] for i in known])
+    assert float(metrics.opponent_loss) == pytest.approx(expected, rel=1e-4)
+    none = sample._replace(opponent_move=jnp.full((8,), -1, jnp.int32))
+    assert float(az.loss_fn(variables, graphdef, none, with_opponent)[1][1].opponent_loss) == 0.0
     with pytest.raises(ValueError, match="ownership"):
         az.LossWeights(ownership=-1.0)
+    with pytest.raises(ValueError, match="opponent"):
+        az.LossWeights(opponent=-0.1)
 
 
 def test_ownership_targets_move_with_the_board():
@@ -411,6 +433,24 @@ def test_ownership_targets_move_with_the_board():
     planes, _, moved = az.augment_batch(jax.random.PRNGKey(5), sample.planes, sample.policy, owner)
     np.testing.assert_array_equal(np.asarray(moved), np.asarray(planes[..., 0]).reshape(16, -1))
     assert not np.array_equal(np.asarray(moved), np.asarray(owner))  # something really moved
+
+
+def test_opponent_moves_move_with_the_policy():
+    """The answer moves as the policy does (a one-hot policy on the same point), pass and -1 stay."""
+    sample = _sample(32, seed=3)
+    answers = np.asarray(sample.opponent_move)
+    actions = sample.policy.shape[1]
+    policy = jnp.asarray(np.eye(actions, dtype=np.float32)[np.where(answers < 0, 0, answers)])
+    key = jax.random.PRNGKey(6)
+    _, moved_policy, _, moved = az.augment_batch(
+        key, sample.planes, policy, sample.ownership, sample.opponent_move
+    )
+    moved, moved_policy = np.asarray(moved), np.asarray(moved_policy)
+    known = answers >= 0
+    np.testing.assert_array_equal(moved[known], moved_policy[known].argmax(axis=1))
+    np.testing.assert_array_equal(moved[~known], -1)
+    np.testing.assert_array_equal(moved[answers == actions - 1], actions - 1)  # pass
+    assert np.any(moved[known] != answers[known])  # something really moved
 
 
 # ----------------------------------------------------------------- augmentation and loss

@@ -11,6 +11,7 @@ Self-Play Learning in Go*) as options::
     value     conv 1x1 (value_channels) - BN - relu - dense (value_hidden) - relu - dense -> 1 - tanh
     ownership conv 1x1 -> P - tanh                                  (ownership_head)
     score     dense (value_hidden) -> 1, the value head's hidden layer (score_head)
+    opponent  dense -> A logits, on the policy head's features        (opponent_head)
 
 **Global pooling** (``global_pooling``): every second block of the tower
 (the 2nd, 4th, ...) adds to its first convolution's output a per-channel
@@ -25,7 +26,9 @@ player to move, in points divided by ``N``. Their targets come from the
 finished self-play games; they train the tower and are not used by the
 search. :meth:`PolicyValueNet.outputs` and :func:`apply_outputs` return
 them; the search-facing ``net(planes)`` and :func:`apply` return the policy
-and the value only.
+and the value only. The **opponent** head predicts the move the opponent will
+answer with (KataGo's opponent-move policy target): logits over the ``A``
+actions, from the same features as the policy.
 
 Convolutions keep the ``N x N`` board (``SAME`` zero padding; the ``ones``
 plane of the observation shows the edge). The value is for the **player to
@@ -83,6 +86,7 @@ class NetworkConfig:
       ownership_head: add the ownership head (KataGo's auxiliary target).
       score_head: add the score head (KataGo's auxiliary target).
       global_pooling: global pooling bias in every second block of the tower.
+      opponent_head: add the opponent-move policy head (KataGo's auxiliary target).
     """
 
     blocks: int = 4
@@ -94,9 +98,10 @@ class NetworkConfig:
     ownership_head: bool = False
     score_head: bool = False
     global_pooling: bool = False
+    opponent_head: bool = False
 
     def __post_init__(self):
-        for name in ("ownership_head", "score_head", "global_pooling"):
+        for name in ("ownership_head", "score_head", "global_pooling", "opponent_head"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"NetworkConfig.{name} must be a bool, got {getattr(self, name)!r}")
         for name in ("blocks", "channels", "policy_channels", "value_channels", "value_hidden"):
@@ -164,12 +169,15 @@ class NetworkOutputs(NamedTuple):
         player to move, in ``[-1, 1]`` (zeros without the head).
       score: ``f32[B]`` the predicted final score for the player to move, in
         points divided by ``N`` (zeros without the head).
+      opponent_logits: ``f32[B, A]`` logits of the opponent's answer to the
+        move the player to move will play (zeros without the head).
     """
 
     logits: jax.Array
     value: jax.Array
     ownership: jax.Array
     score: jax.Array
+    opponent_logits: jax.Array
 
 
 class PolicyValueNet(nnx.Module):
@@ -204,6 +212,9 @@ class PolicyValueNet(nnx.Module):
         self.value_out = nnx.Linear(config.value_hidden, 1, rngs=rngs)
         self.ownership_conv = nnx.Conv(width, 1, (1, 1), rngs=rngs) if config.ownership_head else None
         self.score_out = nnx.Linear(config.value_hidden, 1, rngs=rngs) if config.score_head else None
+        policy_features = points * config.policy_channels
+        opponent = nnx.Linear(policy_features, self.num_actions, rngs=rngs) if config.opponent_head else None
+        self.opponent_out = opponent
 
     def __call__(self, planes: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Policy logits and value of a batch of observations.
@@ -248,7 +259,10 @@ class PolicyValueNet(nnx.Module):
         score = jnp.zeros((batch,), jnp.float32)
         if self.score_out is not None:
             score = self.score_out(hidden)[:, 0]
-        return NetworkOutputs(logits, value, ownership, score)
+        opponent = jnp.zeros_like(logits)
+        if self.opponent_out is not None:
+            opponent = self.opponent_out(policy)
+        return NetworkOutputs(logits, value, ownership, score, opponent)
 
 
 def _split_params(net: PolicyValueNet) -> tuple[nnx.GraphDef, nnx.State, nnx.State]:

@@ -8,6 +8,7 @@ of ``B`` examples ``(planes, pi, z)``, with KataGo's auxiliary targets (Wu
          + value * mean_b [ (v_b - z_b)^2 ]                      value mean squared error
          + ownership * mean_b,p [ CE((1 + o_bp) / 2, (1 + q_bp) / 2) ] ownership cross-entropy
          + score * mean_b [ huber(s_b - S_b / N) ]               score (Huber, delta 1)
+         + opponent * mean_b:m_b>=0 [ -log softmax(r_b)[m_b] ]   opponent's answer cross-entropy
          + weight decay                                          (decoupled, in the optimizer)
 
 where ``pi`` is the search policy (visit counts or Gumbel MuZero's improved
@@ -15,8 +16,10 @@ policy), ``w`` its weight (0 for a position searched only cheaply: playout
 cap randomization), ``z`` the game's outcome for the player to move, ``o``
 the final owner of each point for the player to move (+1, -1, 0) and ``q``
 the ownership head's prediction, ``S`` the final score for the player to
-move and ``s`` the score head's prediction (in points / ``N``). The weights
-``value``, ``ownership`` and ``score`` are :class:`LossWeights`; the
+move and ``s`` the score head's prediction (in points / ``N``), ``m`` the
+opponent's answer to the move played (the examples without one, ``m = -1``,
+are left out) and ``r`` the opponent head's logits. The weights ``value``,
+``ownership``, ``score`` and ``opponent`` are :class:`LossWeights`; the
 auxiliary terms need the network's heads (:class:`NetworkConfig`). The weight decay
 is AdamW's decoupled decay (or SGD's, added to the gradient) on the
 convolution and dense **kernels** only - not on biases nor BatchNorm scales,
@@ -27,8 +30,8 @@ so the result does not depend on the device count.
 
 **Augmentation.** Each example is replaced by one of its 8 board symmetries
 drawn at random (:func:`augment_batch`, :func:`gojax.symmetry.augment`): the
-planes, the policy target and the ownership target move together and the
-pass entry stays put.
+planes, the policy target, the ownership target and the opponent's answer
+move together and the pass entry stays put.
 
 :func:`train_step` is a pure function (no ``jax.jit`` inside): jit it with the
 optimizer and the graph definition closed over (``functools.partial``).
@@ -150,14 +153,16 @@ class LossWeights:
       value: the value loss.
       ownership: the ownership loss (0 without the network's ownership head).
       score: the score loss (0 without the network's score head).
+      opponent: the opponent-move loss (0 without the network's opponent head).
     """
 
     value: float = 1.0
     ownership: float = 0.0
     score: float = 0.0
+    opponent: float = 0.0
 
     def __post_init__(self):
-        for name in ("value", "ownership", "score"):
+        for name in ("value", "ownership", "score", "opponent"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise ValueError(f"LossWeights.{name} must be a number >= 0, got {value!r}")
@@ -177,6 +182,8 @@ class TrainMetrics:
       value_accuracy: fraction of decided games (``z != 0``) whose sign the value head gets right.
       ownership_loss: cross-entropy of the ownership head (unweighted; 0 without the head's weight).
       score_loss: Huber loss of the score head (unweighted).
+      opponent_loss: cross-entropy of the opponent head against the opponent's answers (unweighted;
+        over the examples that have one).
       policy_fraction: mean weight of the policy targets (the fraction of full searches).
       grad_norm: global norm of the gradient (before clipping).
     """
@@ -188,12 +195,17 @@ class TrainMetrics:
     value_accuracy: jax.Array
     ownership_loss: jax.Array
     score_loss: jax.Array
+    opponent_loss: jax.Array
     policy_fraction: jax.Array
     grad_norm: jax.Array
 
 
 def augment_batch(
-    key: jax.Array, planes: jax.Array, policy: jax.Array, ownership: jax.Array | None = None
+    key: jax.Array,
+    planes: jax.Array,
+    policy: jax.Array,
+    ownership: jax.Array | None = None,
+    opponent_move: jax.Array | None = None,
 ) -> tuple[jax.Array, ...]:
     """One random board symmetry per example (:func:`gojax.symmetry.augment`).
 
@@ -202,19 +214,33 @@ def augment_batch(
       planes: ``[B, N, N, C]``.
       policy: ``f32[B, A]`` (pass, the last entry, stays in place).
       ownership: optional ``[B, P]`` per-point targets, moved with the board.
+      opponent_move: optional ``int[B]`` actions, moved with the board (pass,
+        ``P``, and ``-1`` stay as they are).
 
     Returns:
       ``(planes [B, N, N, C], policy f32[B, A])``, example ``b`` moved by the same
-      symmetry in both; ``(planes, policy, ownership [B, P])`` with ``ownership``.
+      symmetry in both; then ``ownership [B, P]`` and ``opponent_move int[B]``,
+      each when given.
     """
-    keys = jax.random.split(key, planes.shape[0])
-    if ownership is None:
-        moved_planes, moved_policy, _ = jax.vmap(symmetry.augment)(keys, planes, policy)
-        return moved_planes, moved_policy
     batch, size = planes.shape[0], planes.shape[1]
-    both = jnp.concatenate([planes, ownership.reshape(batch, size, size, 1).astype(planes.dtype)], axis=-1)
-    moved, moved_policy, _ = jax.vmap(symmetry.augment)(keys, both, policy)
-    return moved[..., :-1], moved_policy, moved[..., -1].reshape(batch, -1).astype(ownership.dtype)
+    points = size * size
+    extra = []
+    if ownership is not None:
+        extra.append(ownership.reshape(batch, size, size, 1).astype(planes.dtype))
+    if opponent_move is not None:
+        on_board = (opponent_move >= 0) & (opponent_move < points)
+        marked = jax.nn.one_hot(jnp.where(on_board, opponent_move, points), points, dtype=planes.dtype)
+        extra.append(marked.reshape(batch, size, size, 1))
+    stacked = jnp.concatenate([planes, *extra], axis=-1)
+    keys = jax.random.split(key, batch)
+    moved, moved_policy, _ = jax.vmap(symmetry.augment)(keys, stacked, policy)
+    out = [moved[..., : planes.shape[-1]], moved_policy]
+    if ownership is not None:
+        out.append(moved[..., planes.shape[-1]].reshape(batch, -1).astype(ownership.dtype))
+    if opponent_move is not None:
+        point = jnp.argmax(moved[..., -1].reshape(batch, -1), axis=-1)
+        out.append(jnp.where(on_board, point, opponent_move).astype(opponent_move.dtype))
+    return tuple(out)
 
 
 def _policy_terms(logits: jax.Array, sample: ReplaySample) -> tuple[jax.Array, jax.Array]:
@@ -233,6 +259,15 @@ def _ownership_loss(predicted: jax.Array, target: jax.Array) -> jax.Array:
     q = jnp.clip((1.0 + predicted) / 2.0, 1e-6, 1.0 - 1e-6)
     t = (1.0 + target) / 2.0
     return -jnp.mean(t * jnp.log(q) + (1.0 - t) * jnp.log(1.0 - q))
+
+
+def _opponent_loss(logits: jax.Array, move: jax.Array) -> jax.Array:
+    """Mean cross-entropy of ``logits`` (``f32[B, A]``) against ``move`` (``int[B]``) over ``move >= 0``."""
+    known = move >= 0
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    picked = jnp.take_along_axis(log_probs, jnp.maximum(move, 0)[:, None], axis=-1)[:, 0]
+    count = jnp.maximum(jnp.sum(known.astype(jnp.float32)), 1.0)
+    return -jnp.sum(jnp.where(known, picked, 0.0)) / count
 
 
 def loss_fn(
@@ -269,6 +304,8 @@ def loss_fn(
     score_loss = jnp.mean(optax.huber_loss(out.score, sample.score / size, delta=1.0))
     loss = policy_loss + weights.value * value_loss
     loss = loss + weights.ownership * ownership_loss + weights.score * score_loss
+    opponent_loss = _opponent_loss(out.opponent_logits, sample.opponent_move)
+    loss = loss + weights.opponent * opponent_loss
     metrics = TrainMetrics(
         loss=loss,
         policy_loss=policy_loss,
@@ -277,6 +314,7 @@ def loss_fn(
         value_accuracy=accuracy,
         ownership_loss=ownership_loss,
         score_loss=score_loss,
+        opponent_loss=opponent_loss,
         policy_fraction=jnp.mean(sample.policy_weight),
         grad_norm=jnp.zeros((), jnp.float32),
     )
@@ -312,8 +350,10 @@ def train_step(
       ``(variables, opt_state, metrics)`` after the update.
     """
     if key is not None:
-        planes, policy, ownership = augment_batch(key, batch.planes, batch.policy, batch.ownership)
-        batch = batch._replace(planes=planes, policy=policy, ownership=ownership)
+        planes, policy, ownership, answer = augment_batch(
+            key, batch.planes, batch.policy, batch.ownership, batch.opponent_move
+        )
+        batch = batch._replace(planes=planes, policy=policy, ownership=ownership, opponent_move=answer)
     if batch_constraint is not None:
         batch = batch_constraint(batch)
     grad_fn = jax.value_and_grad(loss_fn, has_aux=True)

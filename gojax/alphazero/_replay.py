@@ -6,8 +6,9 @@ weight (0 for a position searched only cheaply, whose policy does not train:
 playout cap randomization), and what the game's end tells about it from the
 view of the player to move there: the outcome ``z`` (the value target, +1
 win, -1 loss, 0 draw), the final owner of every point (+1 the mover's, -1
-the opponent's, 0 no one's) and the final score (area minus komi, for the
-mover).
+the opponent's, 0 no one's), the final score (area minus komi, for the
+mover) and the opponent's answer: the move played after the mover's (``-1``
+where the game ended before it).
 
 The buffer is a ring of ``capacity`` rows kept in device arrays
 (:class:`ReplayBuffer`); every function returns a new buffer (jit them, with
@@ -92,6 +93,9 @@ class ReplayBuffer:
         move: +1 theirs, -1 the opponent's, 0 no one's (0 until finished).
       score: ``f32[R]`` final area score minus komi for the player to move
         (0 until finished).
+      opponent_move: ``int16[R]`` the opponent's answer to the move played
+        in the row's position (an action in ``[0, A)``), ``-1`` when unknown
+        (the game ended first, or the row is not finished).
       ready: ``bool[R]`` rows whose ``z`` is known (the only rows sampled).
       position: ``int32[]`` next row to write, in ``[0, R)``.
       written: ``int32[]`` rows written since the start (wraps after 2**31).
@@ -103,6 +107,7 @@ class ReplayBuffer:
     value: jax.Array
     ownership: jax.Array
     score: jax.Array
+    opponent_move: jax.Array
     ready: jax.Array
     position: jax.Array
     written: jax.Array
@@ -161,6 +166,7 @@ def replay_init(
         value=jnp.zeros((*lead, capacity), jnp.float32),
         ownership=jnp.zeros((*lead, capacity, actions - 1), jnp.int8),
         score=jnp.zeros((*lead, capacity), jnp.float32),
+        opponent_move=jnp.full((*lead, capacity), -1, jnp.int16),
         ready=jnp.zeros((*lead, capacity), bool),
         position=jnp.zeros(lead, jnp.int32),
         written=jnp.zeros(lead, jnp.int32),
@@ -247,6 +253,7 @@ def replay_write(
         value=buffer.value.at[rows].set(searched, mode="drop"),
         ownership=buffer.ownership.at[rows].set(jnp.int8(0), mode="drop"),
         score=buffer.score.at[rows].set(0.0, mode="drop"),
+        opponent_move=buffer.opponent_move.at[rows].set(jnp.int16(-1), mode="drop"),
         ready=buffer.ready.at[rows].set(False, mode="drop"),
         position=(buffer.position + count) % buffer.capacity,
         written=buffer.written + count,
@@ -262,6 +269,7 @@ def replay_finish(
     ownership: jax.Array | None = None,
     score: jax.Array | None = None,
     root_weight: float = 0.0,
+    opponent_move: jax.Array | None = None,
 ) -> ReplayBuffer:
     """Sets the outcome of rows written by :func:`replay_write` and marks them ready.
 
@@ -276,6 +284,8 @@ def replay_finish(
       root_weight: the value target is ``(1 - root_weight) * z + root_weight
         * v``, ``v`` the root value :func:`replay_write` stored (a static
         float in ``[0, 1]``; 0: the outcome alone, exactly).
+      opponent_move: optional ``int[S]`` the opponent's answer to the move
+        played in each row's position, ``-1`` for none (default ``-1``).
     """
     rows = jnp.where(mask, rows, buffer.capacity).reshape(-1)
     target = z.reshape(-1).astype(jnp.float32)
@@ -285,10 +295,12 @@ def replay_finish(
     count, points = rows.shape[0], buffer.ownership.shape[-1]
     owner = jnp.zeros((count, points), jnp.int8) if ownership is None else ownership
     margin = jnp.zeros((count,), jnp.float32) if score is None else score
+    answer = jnp.full((count,), -1, jnp.int16) if opponent_move is None else opponent_move
     return buffer.replace(
         value=buffer.value.at[rows].set(target, mode="drop"),
         ownership=buffer.ownership.at[rows].set(owner.reshape(count, points).astype(jnp.int8), mode="drop"),
         score=buffer.score.at[rows].set(margin.reshape(-1).astype(jnp.float32), mode="drop"),
+        opponent_move=buffer.opponent_move.at[rows].set(answer.reshape(-1).astype(jnp.int16), mode="drop"),
         ready=buffer.ready.at[rows].set(True, mode="drop"),
     )
 
@@ -322,6 +334,7 @@ class ReplaySample(NamedTuple):
       policy_weight: ``f32[B]`` the policy targets' weights.
       ownership: ``f32[B, P]`` final owners for the mover (+1, -1, 0).
       score: ``f32[B]`` final scores for the mover.
+      opponent_move: ``int32[B]`` the opponent's answers, ``-1`` unknown.
     """
 
     planes: jax.Array
@@ -331,6 +344,7 @@ class ReplaySample(NamedTuple):
     policy_weight: jax.Array
     ownership: jax.Array
     score: jax.Array
+    opponent_move: jax.Array
 
 
 def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> ReplaySample:
@@ -373,6 +387,7 @@ def replay_gather(buffer: ReplayBuffer, rows: jax.Array) -> ReplaySample:
         policy_weight=buffer.policy_weight[rows],
         ownership=buffer.ownership[rows].astype(jnp.float32),
         score=buffer.score[rows],
+        opponent_move=buffer.opponent_move[rows].astype(jnp.int32),
     )
 
 

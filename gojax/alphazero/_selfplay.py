@@ -28,7 +28,8 @@ nothing here calls ``jax.jit``). At every move:
    +1 for the positions where the eventual winner was to move, -1 for the
    others, 0 for a draw (a whole-number komi) - with the final owner of
    every point (Tromp-Taylor, :func:`gojax.playouts.ownership`) and the
-   final score, both for the player to move - and those rows become ready
+   final score, both for the player to move, and the opponent's answer to
+   each position's move (the move after it; ``-1`` for the last) - and those rows become ready
    (:func:`gojax.alphazero.replay_finish`). With
    :attr:`SelfPlaySettings.root_value_weight` ``w`` above 0 a row's value
    target is ``(1 - w) * z + w * v``, ``v`` the search's root value there. The slot then starts a new game
@@ -287,8 +288,9 @@ def _search(config, settings, evaluate, games, key):
     return jax.lax.cond(full, lambda: run(settings.search), lambda: run(settings.cheap_search)), full
 
 
-def _finish_games(config, settings, buffer, rows, ply, after, ended):
-    """Writes the outcome, final ownership and score of the games that ``ended`` into their rows."""
+def _finish_games(config, settings, buffer, rows, moves, ply, after, ended):
+    """Writes the outcome, final ownership and score of the games that ``ended`` into their rows, and the
+    opponent's answer to each position's move (``moves`` ``int16[B, L]``, ``-1`` after the last)."""
     cap = rows.shape[1]
     # Only the games that just ended are scored: the others pay almost nothing for it.
     # z of the position at ply j: the result for the colour to move there (black at even plies).
@@ -303,11 +305,16 @@ def _finish_games(config, settings, buffer, rows, ply, after, ended):
     black_owner = jax.vmap(functools.partial(ownership, config))(cleared).astype(jnp.int8)  # [B, P]
     owner = black_owner[:, None, :] * sign[None, :, None]  # [B, L, P]
     z, score = black_result[:, None] * sign[None, :], margin[:, None] * sign[None, :]
-    finish_rows = functools.partial(replay_finish, root_weight=settings.root_value_weight)
+    answer = jnp.concatenate([moves[:, 1:], jnp.full_like(moves[:, :1], -1)], axis=1)  # [B, L]
+
+    def finish_rows(buffer, rows, z, finish, owner, score, answer):
+        weight = settings.root_value_weight
+        return replay_finish(buffer, rows, z, finish, owner, score, weight, opponent_move=answer)
+
     if buffer.slots is None:
-        buffer = finish_rows(buffer, rows, z, finish, ownership=owner, score=score)
+        buffer = finish_rows(buffer, rows, z, finish, owner, score, answer)
     else:  # game b's rows are in ring b
-        buffer = jax.vmap(finish_rows)(buffer, rows, z, finish, owner, score)
+        buffer = jax.vmap(finish_rows)(buffer, rows, z, finish, owner, score, answer)
     return buffer, black_result, margin, written
 
 
@@ -364,7 +371,9 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     after, resigned, would_resign = _play(config, settings, actor, action, output.value)
     moves = jnp.where(resigned[:, None] & (jnp.arange(moves.shape[1]) == ply[:, None]), -1, moves)
     ended = after.done
-    buffer, black_result, margin, written = _finish_games(config, settings, buffer, rows, ply, after, ended)
+    buffer, black_result, margin, written = _finish_games(
+        config, settings, buffer, rows, moves, ply, after, ended
+    )
     checked = ended & (would_resign > 0)
     false_resign = checked & (jnp.where(would_resign == 1, black_result > 0, black_result < 0))
     fresh_no_resign = jax.random.uniform(start_key, (batch,)) < settings.resign_check_fraction

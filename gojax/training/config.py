@@ -131,6 +131,11 @@ class TrainConfig:
     score_weight: float = _field(
         0.5, "weight of the score loss (KataGo's auxiliary target: the final score; 0: no score head)"
     )
+    opponent_weight: float = _field(
+        0.0,
+        "weight of the opponent-move loss (KataGo's auxiliary target: the opponent's answer to the "
+        "move played; 0: no opponent head)",
+    )
     augment: bool = _field(True, "one random board symmetry per training example")
     minutes: float = _field(
         30.0,
@@ -231,11 +236,17 @@ class TrainConfig:
             ownership_head=self.ownership_weight > 0,
             score_head=self.score_weight > 0,
             global_pooling=self.global_pooling,
+            opponent_head=self.opponent_weight > 0,
         )
 
     def loss_weights(self) -> LossWeights:
         """The weights of the loss terms besides the policy's."""
-        return LossWeights(value=self.value_weight, ownership=self.ownership_weight, score=self.score_weight)
+        return LossWeights(
+            value=self.value_weight,
+            ownership=self.ownership_weight,
+            score=self.score_weight,
+            opponent=self.opponent_weight,
+        )
 
     def search_settings(self) -> SearchSettings:
         """The search of every self-play move."""
