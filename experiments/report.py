@@ -445,12 +445,14 @@ def gtp_startup(rows: list[dict[str, str]]) -> str:
 
 
 def test_tiers(rows: list[dict[str, str]]) -> str:
-    """The test suite's wall time, whole and by tier, as CI runs it: the latest run of each tier."""
-    latest = {r["tier"]: r for r in rows}
-    order = [t for t in ("unit", "reference", "integration", "all") if t in latest]
+    """The test suite's wall time, whole and by tier, as CI runs it: the latest run of each tier with an
+    empty JAX cache and with a warm one."""
+    latest = {(r["tier"], r["cache"]): r for r in rows}
+    tiers = ("unit", "reference", "integration", "all")
+    order = [(t, c) for t in tiers for c in ("empty", "warm") if (t, c) in latest]
     lines = ["| tier | tests | wall time | JAX cache | load average |", "|---|---:|---:|---|---|"]
-    for tier in order:
-        r = latest[tier]
+    for tier, cache in order:
+        r = latest[tier, cache]
         seconds = int(r["seconds"])
         name = "whole suite" if tier == "all" else f"`-m {tier}`"
         lines.append(

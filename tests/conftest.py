@@ -22,7 +22,8 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 workers, and every subprocess they start: the GTP engine, training, the
 notebook) share JAX's persistent compilation cache in
 ``.pytest_cache/d/jax-compilation`` (:func:`pytest_configure`), so a function
-compiled by one of them is loaded by the others. A test that needs JAX
+compiled by one of them is loaded by the others, and by the next run (every
+compile is kept: :data:`JAX_CACHE_MIN_COMPILE_SECONDS`). A test that needs JAX
 without it drops ``JAX_COMPILATION_CACHE_DIR`` from its subprocess's
 environment.
 
@@ -87,8 +88,10 @@ def _fail_unexpected_skip(report: Any) -> None:
     )
 
 
-JAX_CACHE_MIN_COMPILE_SECONDS = "0.3"
-"""Compiles shorter than this are not written to the shared cache (loading costs too)."""
+JAX_CACHE_MIN_COMPILE_SECONDS = "0"
+"""Every compile is written to the shared cache, the eager operations' small ones too: most of a test's
+time is many small compiles, and loading one costs less than compiling it (a second run of a tier takes
+about 2.5 times less; writing them all costs the first run nothing measurable)."""
 
 
 XLA_TEST_FLAG = "--xla_backend_optimization_level"
@@ -108,6 +111,8 @@ def pytest_configure(config):
     process at one JAX compilation cache."""
     for tier, text in TIER_MARKERS.items():
         config.addinivalue_line("markers", f"{tier}: {text}")
+    if hasattr(config.option, "loadscopereorder"):  # xdist's scheduler: files in the order collected
+        config.option.loadscopereorder = False  # (heaviest first), not by their number of tests
     _compile_for_tests()
     cache = getattr(config, "cache", None)
     if cache is None or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
@@ -141,6 +146,7 @@ TIERS = {
     },
     "reference": {
         "test_dataset.py",
+        "test_native_ffi.py",
         "test_differential.py",
         "test_game_view.py",
         "test_native.py",
@@ -154,18 +160,40 @@ against other engines, real game records and the native kernels' reference; ``in
 notebooks, matches, training runs, stress runs (``pytest -m unit`` is the quick local loop)."""
 
 
+HEAVIEST_FILES = (
+    "test_native.py",
+    "test_training.py",
+    "test_native_ffi.py",
+    "test_mcts.py",
+    "test_training_distributed.py",
+    "test_batching.py",
+    "test_features_ladders.py",
+    "test_ladder.py",
+)
+"""The test files that take the longest (about 100-180 s of one worker each on 2 cores), run first so that
+no worker is left with one of them at the end (xdist hands out whole files: ``--dist loadfile``)."""
+
+
 TIER_MARKERS = {
     "unit": "fast tests of one module or concept (the default tier; pytest -m unit)",
     "reference": "differential tests against other engines, real game records, the native kernels' reference",
-    "integration": "tests that start processes, run notebooks, matches, training or stress runs",
+    "integration": "processes, several devices, notebooks, matches, training and stress runs",
 }
 
 
 def pytest_collection_modifyitems(config, items):
-    """Marks every test with its tier (:data:`TIERS`)."""
+    """Marks every test with its tier: the tier its own marker names (``@pytest.mark.integration`` on
+    one test of a ``unit`` file), else its file's (:data:`TIERS`); then puts the files of
+    :data:`HEAVIEST_FILES` first, heaviest first."""
     tier_of = {name: tier for tier, names in TIERS.items() for name in names}
     for item in items:
-        item.add_marker(getattr(pytest.mark, tier_of.get(item.path.name, "unit")))
+        own = [tier for tier in TIER_MARKERS if item.get_closest_marker(tier)]
+        if len(own) > 1:
+            raise pytest.UsageError(f"{item.nodeid} is marked with two tiers: {', '.join(own)}")
+        if not own:
+            item.add_marker(getattr(pytest.mark, tier_of.get(item.path.name, "unit")))
+    rank = {name: i for i, name in enumerate(HEAVIEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest in order
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -571,9 +599,10 @@ def native_kernels(enabled: bool) -> Iterator[None]:
         jitted.cache_clear()
 
 
-@pytest.fixture(params=["native", "xla"])
+@pytest.fixture(params=[pytest.param("native", marks=pytest.mark.reference), "xla"])
 def kernel_path(request: Any) -> Iterator[str]:
-    """Runs a test twice: the feature planes on the native CPU kernels, then on XLA."""
+    """Runs a test twice: the feature planes on the native CPU kernels, then on XLA. The XLA run is in
+    the test file's tier; the native one in ``reference`` (the kernels against their XLA reference)."""
     if request.param == "native" and not native_built():
         pytest.skip("the native kernels are not built")
     with native_kernels(request.param == "native"):

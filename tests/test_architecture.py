@@ -706,9 +706,46 @@ if __name__ == "__main__":  # python tests/test_architecture.py: every violation
 
 
 def test_tiers_name_test_files_that_exist():
-    """A renamed test file must not fall silently into the ``unit`` tier."""
-    from conftest import TIERS
+    """A renamed test file must not fall silently into the ``unit`` tier, nor out of the files run first."""
+    from conftest import HEAVIEST_FILES, TIERS
 
+    files = {path.name for path in (ROOT / "tests").glob("test_*.py")}
     named = {name for names in TIERS.values() for name in names}
-    assert named and named <= {path.name for path in (ROOT / "tests").glob("test_*.py")}
+    assert named and named <= files
     assert not set.intersection(*TIERS.values())
+    assert HEAVIEST_FILES and set(HEAVIEST_FILES) <= files
+    assert len(set(HEAVIEST_FILES)) == len(HEAVIEST_FILES)
+
+
+def _collect(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args]
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_a_tests_own_tier_marker_wins_and_the_heaviest_files_come_first(tmp_path):
+    from conftest import HEAVIEST_FILES, TIERS
+
+    (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    heavy = HEAVIEST_FILES[-1]  # collected after test_aaa.py by name, first by weight
+    tier = {name: tier for tier, names in TIERS.items() for name in names}.get(heavy, "unit")
+    (tmp_path / heavy).write_text("def test_heavy():\n    pass\n")
+    (tmp_path / "test_aaa.py").write_text(
+        "import pytest\n\ndef test_plain():\n    pass\n\n"
+        "@pytest.mark.integration\ndef test_marked():\n    pass\n"
+    )
+    everything = _collect(tmp_path)
+    assert everything.returncode == 0, everything.stdout[-3000:]
+    order = [line for line in everything.stdout.splitlines() if "::" in line]
+    assert order == [f"{heavy}::test_heavy", "test_aaa.py::test_plain", "test_aaa.py::test_marked"], order
+    unit = _collect(tmp_path, "-m", "unit")
+    expected = ["test_aaa.py::test_plain"] + ([f"{heavy}::test_heavy"] if tier == "unit" else [])
+    assert sorted(line for line in unit.stdout.splitlines() if "::" in line) == sorted(expected), unit.stdout
+    integration = _collect(tmp_path, "-m", "integration")
+    assert "test_aaa.py::test_marked" in integration.stdout and "test_plain" not in integration.stdout
+    (tmp_path / "test_two.py").write_text(
+        "import pytest\n\n@pytest.mark.unit\n@pytest.mark.reference\ndef test_both():\n    pass\n"
+    )
+    both = _collect(tmp_path, "test_two.py")
+    assert both.returncode != 0 and "marked with two tiers: unit, reference" in both.stdout + both.stderr

@@ -115,6 +115,7 @@ def _under_both(function, *args):
     return jax.jit(function)(*args), _per_device(function)(*args)
 
 
+@pytest.mark.integration
 def test_rules_features_and_env_run_under_shard_map(batch):
     # Inside shard_map every value carries the mesh axes it varies along; a loop whose
     # carry starts as a constant and is then computed from the device's data is refused
@@ -148,6 +149,7 @@ def test_rules_features_and_env_run_under_shard_map(batch):
         assert_trees_equal(plain, sharded, name)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("observation", ["alphago_zero", "katago"])
 def test_goenv_runs_under_shard_map(observation):
     env = GoEnv(gojax.GoConfig(size=5, ko_rule="simple"), observation=observation)
@@ -199,6 +201,7 @@ def test_pooled_scores_equal_per_game_scores(late_games, ended_count):
     assert float(alone) == (full[first] if ended[first] else 0.0)
 
 
+@pytest.mark.integration
 def test_pooled_scores_with_a_shared_argument_and_under_shard_map(late_games):
     from gojax._core.scoring import score_if_ended
 

@@ -281,6 +281,7 @@ def katago_captures(grid: np.ndarray, prey: int, after: tuple[int, ...] = ()) ->
     return found
 
 
+@pytest.mark.reference
 def test_katago_search_gives_katagos_answers_on_the_whole_board_ladder():
     # Every chain with two liberties, read by the search above, as KataGo answers: 0 but for
     # the seven white stones G1-N1 (liberties F1 and O1), which black captures with the atari
@@ -301,6 +302,7 @@ def test_katago_search_gives_katagos_answers_on_the_whole_board_ladder():
     assert [_vertex(m) for m in katago_captures(grid, _point("G1"))] == ["F1"]
 
 
+@pytest.mark.reference
 def test_the_whole_board_ladder_turns_on_the_atari_at_q1():
     # Black F1, white O1 (its one answer, joining O2 and P1): the runner has the liberties P2
     # and Q1. KataGo's search wins with the atari at Q1 only. gojax's reference tries the
@@ -325,6 +327,7 @@ def test_the_whole_board_ladder_turns_on_the_atari_at_q1():
     assert stats["backups"] >= 1
 
 
+@pytest.mark.reference
 @pytest.mark.usefixtures("kernel_path")
 def test_gojax_reads_katagos_whole_board_ladder():
     # The single read, the capture planes (black to move) and KataGo's ladderable stones,

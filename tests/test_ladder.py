@@ -250,6 +250,7 @@ def test_long_diagonal_ladder_on_19x19():
 # the rules themselves read ladders right.
 
 
+@pytest.mark.reference
 def test_planes_match_a_plain_python_reader_on_random_boards():
     capture_fn, escape_fn = plane_fn("ladder_capture_plane"), plane_fn("ladder_escape_plane")
     seen, most_reads, stats = [0, 0], 0, {}
@@ -479,6 +480,7 @@ def _katago_ladders(grid):
     return got.reshape(size, size), two.reshape(size, size)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("case", [KATAGO_2_LIBS, KATAGO_MULTI_KO], ids=["2libs", "multiko"])
 def test_katago_ladders_9x9(case):
     text, expected = case
@@ -492,6 +494,7 @@ def test_katago_ladders_9x9(case):
 # --------------------------------------------------------------------------- other sizes
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("size", [5, 13])
 def test_capture_plane_matches_the_reference_on_other_sizes(size):
     # Batched (vmap pools the reads of all boards), against the reference board by board.
@@ -510,6 +513,7 @@ def test_capture_plane_matches_the_reference_on_other_sizes(size):
 # --------------------------------------------------------------------------- real games
 
 
+@pytest.mark.reference
 def test_planes_match_the_reference_on_real_games():
     # GOJAX_LADDER_POSITIONS=3000 runs the same comparison on that many positions.
     count = int(os.environ.get("GOJAX_LADDER_POSITIONS", "24"))

@@ -187,6 +187,7 @@ def _run(code: str, *args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+@pytest.mark.integration
 def test_shard_map_runs_the_custom_call_on_each_device():
     flags = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
     out = _run(SHARDED.format(tests=str(REPO / "tests")), env={"XLA_FLAGS": flags})
@@ -305,6 +306,7 @@ PERSISTENT = textwrap.dedent(
 )
 
 
+@pytest.mark.integration
 def test_jax_persistent_cache_keeps_an_executable_with_the_custom_call(tmp_path):
     # JAX never writes an executable with a host callback to its cache; a custom call it does.
     cache = tmp_path / "jax-cache"
@@ -331,18 +333,18 @@ STORED = textwrap.dedent(
     state = gojax.init(config)
     for action in (24, 17, 23, 31, 25, 10):
         state = gojax.step(config, state, action)
-    function = functools.partial(features.katago_planes, config)
-    history = features.history_init(config, state)
-    compiled = executables.compile_ahead(config, function, function, (state, history))
-    spatial, globals_ = compiled(state, history)
-    text = jax.jit(function).lower(state, history).as_text()  # traced after the load
-    print("custom call", "@gojax_ffi_katago_tables" in text)
-    print("result", np.asarray(spatial).sum(), np.asarray(globals_).sum())
+    function = functools.partial(features.pass_alive, config)
+    compiled = executables.compile_ahead(config, function, function, (state,))
+    alive = compiled(state)
+    text = jax.jit(function).lower(state).as_text()  # traced after the load
+    print("custom call", "@gojax_ffi_benson_tables" in text)
+    print("result", np.asarray(alive.stones).sum(), np.asarray(alive.territory).sum())
     print("files", len(list(Path(sys.argv[1]).glob("*.pkl"))))
     """
 )
 
 
+@pytest.mark.integration
 def test_the_executable_store_keeps_and_loads_an_executable_with_the_custom_call(tmp_path):
     # The GTP engine's store (gojax._host.executables): serialized after the first compile,
     # loaded by the next process, which registers the targets before it loads.
@@ -373,10 +375,9 @@ EXPORT = textwrap.dedent(
     history = features.history_init(config, state)
     batch = jax.tree.map(lambda x: jnp.stack([x] * 3), (state, history))
 
-    def planes(state, history):
+    def planes(state, history):  # the AlphaGo planes' custom call, and Benson's
         alphago = features.alphago_planes(config, state, history, dtype=jnp.bool_)
-        spatial, _ = features.katago_planes(config, state, history, dtype=jnp.bool_)
-        return alphago, spatial, features.pass_alive(config, state).stones
+        return alphago, features.pass_alive(config, state).stones
 
     # The arguments as a flat list of arrays: jax.export serializes no gojax pytree.
     leaves, tree = jax.tree.flatten(batch)
@@ -416,13 +417,14 @@ RUN_EXPORTED = textwrap.dedent(
 )
 
 
+@pytest.mark.integration
 def test_an_exported_function_runs_in_a_fresh_process_once_the_targets_are_registered(tmp_path):
     needs("flatbuffers")  # jax.export's serialization
     files = [str(tmp_path / name) for name in ("planes.bin", "args.npz", "reference.npz")]
     out = _run(EXPORT, *files, env={"GOJAX_NATIVE": "1"})
     assert "custom call True" in out, out
     ran = _run(RUN_EXPORTED, *files, "register")
-    assert "ran 3 outputs equal to the XLA code's" in ran, ran
+    assert "ran 2 outputs equal to the XLA code's" in ran, ran
     # Without gojax's registration the custom calls have no handler in that process.
     unregistered = _run(RUN_EXPORTED, *files, "no")
     assert "failed" in unregistered and "gojax_ffi_" in unregistered, unregistered
