@@ -749,6 +749,24 @@ def _raw_checkpoint(directory: Path, step: int) -> dict[str, np.ndarray]:
     return {k: np.asarray(v) for k, v in restored["arrays"].items()}, restored["meta"]
 
 
+def test_a_run_checkpoint_of_another_state_is_refused_naming_it(tmp_path):
+    """A state with another set of arrays (another gojax version's, or settings that add a head) or
+    other shapes is refused with a message that names the checkpoint, not orbax's own error."""
+    run = training.RunCheckpoints(tmp_path / "run")
+    try:
+        run.save(1, {"weights": np.arange(4.0), "step": np.int32(1)}, {"iteration": 1})
+        state, meta, step = run.restore({"weights": np.zeros(4), "step": np.int32(0)})
+        np.testing.assert_array_equal(state["weights"], np.arange(4.0))
+        assert (meta, step) == ({"iteration": 1}, 1)
+        grown = {"extra": np.zeros(2, np.int16), "weights": np.zeros(4), "step": np.int32(0)}
+        with pytest.raises(ValueError, match=r"checkpoint 1 in .*checkpoints does not hold this"):
+            run.restore(grown)
+        with pytest.raises(ValueError, match=r"checkpoint 1\b"):
+            run.restore({"weights": np.zeros(5), "step": np.int32(0)})
+    finally:
+        run.close()
+
+
 def test_kill_and_resume(tmp_path):
     run_dir = tmp_path / "run"
     args = [sys.executable, str(ROOT / "experiments" / "train.py"), *TINY, "--run-dir", str(run_dir)]
@@ -945,6 +963,11 @@ def test_the_gnugo_evaluation_plays_the_agents_own_fixed_search(monkeypatch):
     assert player.kind == "az" and player.simulations == 12 and player.seconds_per_move is None
     assert player.search == settings and closed == [True]
     assert result.wins + result.losses == 2
+    # With a time budget the same search grows from 12 simulations to what fits.
+    evaluation.play_gnugo(CONFIG, "network", 2, settings=settings, seconds_per_move=0.5)
+    assert made[-1].simulations == 12 and made[-1].seconds_per_move == 0.5
+    with pytest.raises(ValueError, match="seconds_per_move must be"):
+        evaluation.play_gnugo(CONFIG, "network", 2, settings=settings, seconds_per_move=0)
 
 
 def test_the_gnugo_ladder_climbs_at_half_score(monkeypatch, tmp_path):
@@ -955,10 +978,11 @@ def test_the_gnugo_ladder_climbs_at_half_score(monkeypatch, tmp_path):
     from gojax.training import loop, run
 
     scores = iter([0.3, 0.5, 0.2, 1.0, 1.0])
-    played = []
+    played, budgets = [], []
 
-    def fake_play_gnugo(rules, network, games, *, settings, level, seed, sgf_dir):
+    def fake_play_gnugo(rules, network, games, *, settings, level, seed, sgf_dir, seconds_per_move):
         played.append(level)
+        budgets.append(seconds_per_move)
         score = next(scores)
         wins = round(score * games)
         results = [1.0] * wins + [-1.0] * (games - wins)
@@ -980,6 +1004,7 @@ def test_the_gnugo_ladder_climbs_at_half_score(monkeypatch, tmp_path):
     for _ in range(5):
         loop._gnugo_rung(fake, lambda text: None)
     assert played == [1, 1, 5, 5, 10]
+    assert budgets == [1.0] * 5  # the agent's search spends --gnugo-seconds-per-move, as gojax-gtp's
     assert [row["opponent"] for row in logged] == [f"gnugo_level{level}" for level in played]
     assert all(row["elo_lo"] <= row["elo"] <= row["elo_hi"] for row in logged)
     with pytest.raises(ValueError, match="gnugo_ladder"):

@@ -117,10 +117,17 @@ class RunCheckpoints:
             for name, leaf in zip(names, leaves, strict=True)
             if np.size(leaf)
         }
-        restored = self._manager.restore(
-            step,
-            args=ocp.args.Composite(arrays=ocp.args.StandardRestore(target), meta=ocp.args.JsonRestore()),
-        )
+        try:
+            restored = self._manager.restore(
+                step,
+                args=ocp.args.Composite(arrays=ocp.args.StandardRestore(target), meta=ocp.args.JsonRestore()),
+            )
+        except Exception as error:  # orbax raises many types for a tree that differs from the target
+            raise ValueError(
+                f"checkpoint {step} in {self.directory} does not hold this training state (written by "
+                f"another version of gojax, or by a run whose settings change the state's arrays); start "
+                f"a new run directory: {type(error).__name__}: {error}"
+            ) from error
         arrays = dict(restored["arrays"])
         arrays.update({n: leaf for n, leaf in zip(names, leaves, strict=True) if not np.size(leaf)})
         if set(arrays) != set(names):

@@ -168,6 +168,12 @@ class TrainConfig:
         0, "games against GNU Go at the end (even; 0: none; skipped without gnugo)", resumable=True
     )
     gnugo_level: int = _field(1, "GNU Go's level (1: the weakest)", resumable=True)
+    gnugo_seconds_per_move: float = _field(
+        1.0,
+        "seconds a move of the agent's own search in the games against GNU Go, as gojax-gtp and "
+        "gojax-match give it (0: --simulations a move)",
+        resumable=True,
+    )
     gnugo_every: float = _field(
         0.0,
         "minutes of training between games against GNU Go during the run (0: none): the agent climbs "
@@ -203,6 +209,8 @@ class TrainConfig:
         object.__setattr__(
             self, "gnugo_every", checks.number(self.gnugo_every, "TrainConfig.gnugo_every", least=0.0)
         )
+        seconds = checks.number(self.gnugo_seconds_per_move, "TrainConfig.gnugo_seconds_per_move", least=0.0)
+        object.__setattr__(self, "gnugo_seconds_per_move", seconds)
         levels = tuple(
             checks.integer(v, "TrainConfig.gnugo_ladder", least=0, most=10) for v in self.gnugo_ladder
         )

@@ -160,6 +160,7 @@ def play_gnugo(
     level: int = 1,
     seed: int = 0,
     sgf_dir: str | None = None,
+    seconds_per_move: float | None = None,
 ) -> MatchResult:
     """The agent of a saved network against GNU Go over GTP, refereed by gojax (host side, game by game).
 
@@ -178,6 +179,9 @@ def play_gnugo(
       level: GNU Go's level (1 the weakest, 10 the default).
       seed: seeds both programs.
       sgf_dir: if given, every game is written there as SGF.
+      seconds_per_move: the agent's time a move: its search grows from
+        ``settings.num_simulations`` to what fits (as ``gojax-gtp
+        --seconds-per-move``); ``None``: ``settings.num_simulations`` a move.
 
     Raises:
       FileNotFoundError: if GNU Go is not installed.
@@ -185,14 +189,15 @@ def play_gnugo(
       ValueError: for an odd ``num_games`` or one below 2.
     """
     num_games = checks.integer(num_games, "num_games", least=2, even=True)
-    # The agent's own search, settings.num_simulations a move (no clock, no time ladder).
+    if seconds_per_move is not None:
+        seconds_per_move = checks.number(seconds_per_move, "seconds_per_move", positive=True)
     player = PlayerSpec(
         kind="az",
         simulations=settings.num_simulations,
         checkpoint=checkpoint,
         search=settings,
         seed=seed,
-        seconds_per_move=None,
+        seconds_per_move=seconds_per_move,
     )
     options = EngineOptions(
         name="gojax-alphazero", warm_up=False, pass_when_ahead=False, allow_early_pass=True

@@ -241,7 +241,10 @@ def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
     if not gnugo_available():
         print("skipping the games against GNU Go: the gnugo binary is missing")
         return {}
-    print(f"final evaluation: {cfg.gnugo_games} games against GNU Go level {cfg.gnugo_level}")
+    seconds = cfg.gnugo_seconds_per_move
+    budget = f"{seconds:g} s" if seconds else f"{cfg.simulations} simulations"
+    games, level = cfg.gnugo_games, cfg.gnugo_level
+    print(f"final evaluation: {games} games against GNU Go level {level}, {budget} a move")
     start = time.perf_counter()
     result = play_gnugo(
         run.rules,
@@ -251,6 +254,7 @@ def _gnugo(run: TrainingRun, network_dir: str) -> dict[str, Any]:
         level=cfg.gnugo_level,
         seed=cfg.seed,
         sgf_dir=os.path.join(cfg.run_dir, "sgf_gnugo"),
+        seconds_per_move=cfg.gnugo_seconds_per_move or None,
     )
     run.counters.eval_time += time.perf_counter() - start
     name = f"gnugo_level{cfg.gnugo_level}"
@@ -275,6 +279,7 @@ def _gnugo_rung(run: TrainingRun, say: Callable[[str], Any]) -> None:
         level=level,
         seed=cfg.seed + counters.evals_done,
         sgf_dir=os.path.join(cfg.run_dir, "sgf_gnugo", f"{counters.iteration:06d}_level{level}"),
+        seconds_per_move=cfg.gnugo_seconds_per_move or None,
     )
     counters.evals_done += 1
     counters.eval_time += time.perf_counter() - start
