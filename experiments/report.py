@@ -134,6 +134,11 @@ def strength_gnugo_9x9(rows: list[dict[str, str]]) -> str:
     return _strength_table(rows)
 
 
+def strength_19x19(rows: list[dict[str, str]]) -> str:
+    """Wins against GNU Go 3.8 on 19x19, as :func:`strength_gnugo_9x9` on 9x9."""
+    return _strength_table(rows)
+
+
 def classic_players_9x9(rows: list[dict[str, str]]) -> str:
     """The classic players against each other: one line per matchup of ``experiments/classic_players.py``."""
     lines = [
@@ -524,6 +529,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "mcts_throughput_9x9": mcts_throughput_9x9,
     "mutation": mutation,
     "playout_rate_9x9": playout_rate_9x9,
+    "strength_19x19": strength_19x19,
     "strength_9x9": strength_9x9,
     "strength_gnugo_9x9": strength_gnugo_9x9,
     "test_tiers": test_tiers,

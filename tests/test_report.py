@@ -74,6 +74,7 @@ FIGURES = {
     "mcts_throughput_9x9": "moves_per_s",
     "mutation": "survived",
     "playout_rate_9x9": "rate",
+    "strength_19x19": "games",
     "strength_9x9": "games",
     "test_tiers": "seconds",
     "strength_gnugo_9x9": "games",

@@ -809,6 +809,8 @@ def test_kill_and_resume(tmp_path):
             "100",
             "--gnugo-games",
             "2",
+            "--gnugo-seconds-per-move",
+            "0",  # the fixed search: a time budget would compile its ladder of larger searches too
         ],
         env=_env(tmp_path, devices=4),
         capture_output=True,
