@@ -205,7 +205,10 @@ def play_gnugo(
     rules = GoConfig(size=config.size, komi=config.komi, ko_rule=config.ko_rule, max_moves=config.move_cap)
     engine = GTPEngine(rules, player, options)
     results, a_is_black, lengths, terminated = [], [], [], []
-    with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo, contextlib.closing(engine):
+    # A timed player compiles its larger searches in the background: wait for all of them, so
+    # that none is still inside XLA when the caller's process exits (GTPEngine.close).
+    with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo, contextlib.ExitStack() as stack:
+        stack.callback(engine.close, timeout=None)
         for game in range(num_games):
             ours_black = game % 2 == 0
             black, white = (engine, gnugo) if ours_black else (gnugo, engine)
