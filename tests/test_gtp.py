@@ -719,9 +719,11 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args(weights))
     with pytest.raises(ValueError, match="--value-weight: for --player mcts, not 'az'"):
         engine_arguments(build_parser().parse_args(["--player", "az", "--value-weight", "0.5"]))
-    batch = ["--playouts-per-leaf", "16", "--leaves-per-batch", "64"]
+    batch = ["--playouts-per-leaf", "16", "--leaves-per-batch", "64", "--prior-visits", "40"]
     _, player, _ = engine_arguments(build_parser().parse_args(batch))
-    assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64)
+    assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64, prior_visits=40.0)
+    with pytest.raises(ValueError, match="prior_visits"):
+        engine_arguments(build_parser().parse_args(["--prior-visits", "-1"]))
     with pytest.raises(ValueError, match="--playouts-per-leaf: for --player mcts, not 'uct'"):
         engine_arguments(build_parser().parse_args(["--player", "uct", "--playouts-per-leaf", "4"]))
 

@@ -130,6 +130,14 @@ def _add_tree_search(player: argparse._ArgumentGroup) -> None:
         help="mcts: leaves expanded by one batch step (default: gojax.search.TreeSearchSettings' default)",
     )
     player.add_argument(
+        "--prior-visits",
+        type=float,
+        default=None,
+        metavar="V",
+        help="mcts: the prior's weight as equivalent visits of every legal move (default: "
+        "gojax.search.TreeSearchSettings' default)",
+    )
+    player.add_argument(
         "--policy-weight",
         type=float,
         default=None,
@@ -231,6 +239,7 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
             ("playout_policy", args.playout_policy),
             ("playouts_per_leaf", args.playouts_per_leaf),
             ("leaves_per_batch", args.leaves_per_batch),
+            ("prior_visits", args.prior_visits),
             ("policy_weight", args.policy_weight),
             ("value_weight", args.value_weight),
         )
