@@ -216,6 +216,32 @@ def test_a_superko_repeat_is_refused_by_gojax_and_lost_in_pgx():
     assert float(ours.rewards[mover]) == -1 and bool(ours._game.illegal_move)
 
 
+def test_with_repeats_in_the_mask_gojax_lists_and_loses_a_superko_repeat_as_pgx():
+    """``mask_repeats=False``: the mask lists the repeat as pgx's does, at every move of the game, and
+    playing it ends the game with pgx's rewards and flags (the board and the player to move stay as
+    they were, where pgx plays the move)."""
+    pass_ = 81
+    setup = [1, 3, 9, 10, pass_, 11, pass_, 12, 2, 0]  # as in the test above: 1 is then a repeat
+    ours_env, pgx_env = gojax.make("go_9x9", mask_repeats=False), pgx.make("go_9x9")
+    ours, theirs = ours_env.init(jax.random.PRNGKey(0)), pgx_env.init(jax.random.PRNGKey(0))
+    ours_step, theirs_step = jax.jit(ours_env.step), jax.jit(pgx_env.step)
+    fields = ("legal_action_mask", "rewards", "terminated", "truncated", "_step_count", "current_player")
+    for number, action in enumerate([*setup, 1]):
+        ours, theirs = ours_step(ours, action), theirs_step(theirs, action)
+        last = number == len(setup)
+        for name in fields[:-1] if last else fields:
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+        if not last:
+            np.testing.assert_array_equal(ours.observation, theirs.observation)
+    assert bool(ours.terminated) and bool(ours._game.illegal_move)  # the repeat lost
+    mover = 1 - int(theirs.current_player)
+    assert int(ours.current_player) == mover and float(ours.rewards[mover]) == -1
+    with pytest.raises(ValueError, match="mask_repeats"):
+        gojax.make("go_9x9", mask_repeats=0)
+    with pytest.raises(TypeError, match="superko"):
+        gojax.legal_action_mask(ours_env.config, ours._game, superko=jnp.bool_(False))
+
+
 def test_a_step_on_auto_resets_new_game_is_ignored_as_pgx_ignores_it():
     """pgx's AlphaZero example searches from the state auto_reset returns (``terminated`` still set):
     pgx's ``step`` leaves such a state as it is - rewards 0, every action legal - and so must gojax's."""
@@ -327,3 +353,125 @@ def test_a_state_flagged_truncated_alone_keeps_its_mask_as_in_pgx():
             assert not np.asarray(ours.legal_action_mask).all() and not bool(ours.terminated)
     assert bool(ours.terminated) and np.asarray(ours.legal_action_mask).all() and int(ours._step_count) == 3
     assert int(ours._game.move_number) == 3  # no move was played
+
+
+# --------------------------------------------------------------------------- pgx's AlphaZero example
+
+
+def _example_iteration(env, params, key, games: int = 4, moves: int = 24, simulations: int = 32):
+    """One iteration of pgx's AlphaZero example (``examples/alphazero/train.py``), written here in small:
+    batched self-play (a Gumbel MuZero search per move from the states ``auto_reset`` returns, its
+    recurrent step ``env.step``), the value targets from the rewards, and one Adam step on the example's
+    loss (:func:`_example_update`), with a linear network. Returns the self-play's arrays,
+    ``[moves, games, ...]``."""
+    import mctx
+
+    auto_reset = gojax.auto_reset if isinstance(env, gojax.env.GoEnv) else pgx.experimental.auto_reset
+
+    def forward(params, observation):
+        flat = observation.reshape(observation.shape[0], -1).astype(jnp.float32)
+        return flat @ params["policy"], jnp.tanh(flat @ params["value"])
+
+    def recurrent_fn(params, key, action, state):
+        del key
+        mover = state.current_player
+        state = jax.vmap(env.step)(state, action)
+        logits, value = forward(params, state.observation)
+        logits = logits - jnp.max(logits, axis=-1, keepdims=True)
+        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
+        reward = state.rewards[jnp.arange(games), mover]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -jnp.ones_like(value))
+        return mctx.RecurrentFnOutput(
+            reward=reward, discount=discount, prior_logits=logits, value=value
+        ), state
+
+    def selfplay(params, key):
+        def move(state, key):
+            search_key, reset_key = jax.random.split(key)
+            logits, value = forward(params, state.observation)
+            root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+            out = mctx.gumbel_muzero_policy(
+                params=params,
+                rng_key=search_key,
+                root=root,
+                recurrent_fn=recurrent_fn,
+                num_simulations=simulations,
+                invalid_actions=~state.legal_action_mask,
+                qtransform=mctx.qtransform_completed_by_mix_value,
+                gumbel_scale=1.0,
+            )
+            mover = state.current_player
+            after = jax.vmap(auto_reset(env.step, env.init))(
+                state, out.action, jax.random.split(reset_key, games)
+            )
+            discount = jnp.where(after.terminated, 0.0, -jnp.ones_like(value))
+            reward = after.rewards[jnp.arange(games), mover]
+            return after, (state.observation, out.action_weights, reward, after.terminated, discount)
+
+        init_key, play_key = jax.random.split(key)
+        state = jax.vmap(env.init)(jax.random.split(init_key, games))
+        _, data = jax.lax.scan(move, state, jax.random.split(play_key, moves))
+        return dict(zip(("obs", "weights", "reward", "terminated", "discount"), data, strict=True))
+
+    # Compiled with LLVM's optimisation on, as a user's program is: the suite turns it off (conftest), and
+    # then the same operations can round differently in two programs whose fusions differ.
+    compiled = jax.jit(selfplay).lower(params, key).compile(compiler_options=OPTIMISED)
+    return jax.device_get(compiled(params, key))
+
+
+OPTIMISED = {"xla_backend_optimization_level": 3}
+"""XLA's default optimisation level, for a program whose floats are compared bit for bit across programs."""
+
+
+@jax.jit
+def _example_update(params, data):
+    """The example's value targets, loss and one Adam step on one iteration's self-play ``data``."""
+    import optax
+
+    mask = jnp.cumsum(data["terminated"][::-1], axis=0)[::-1] >= 1
+    steps = jnp.arange(data["reward"].shape[0])[::-1]
+    back = lambda v, i: (data["reward"][i] + data["discount"][i] * v,) * 2  # noqa: E731
+    target = jax.lax.scan(back, jnp.zeros(data["reward"].shape[1]), steps)[1][::-1]
+
+    def loss(params):
+        obs, weights = data["obs"], data["weights"]
+        flat = obs.reshape(-1, obs[0, 0].size).astype(jnp.float32)
+        logits, value = flat @ params["policy"], jnp.tanh(flat @ params["value"])
+        policy = jnp.mean(optax.softmax_cross_entropy(logits, weights.reshape(-1, weights.shape[-1])))
+        return policy + jnp.mean(optax.l2_loss(value, target.reshape(-1)) * mask.reshape(-1))
+
+    optimizer = optax.adam(1e-3)
+    value, grads = jax.value_and_grad(loss)(params)
+    updates, _ = optimizer.update(grads, optimizer.init(params))
+    return {"target": target, "loss": value, "params": optax.apply_updates(params, updates)}
+
+
+def test_the_alphazero_example_gives_pgxs_numbers_bit_for_bit():
+    """pgx's AlphaZero example with its environment line changed to ``gojax.make`` must give pgx's numbers
+    bit for bit (experiments/pgx_example.py runs the example itself): its self-play, search policies,
+    value targets, loss and updated network, with games ending and restarting during the self-play so
+    that searches start from the new games ``auto_reset`` returns."""
+    from pgx.go import Go
+
+    # A cap of 10 moves ends every game twice in the 24 moves of self-play.
+    env, other = gojax.make("go_9x9", max_moves=10), Go(size=9, max_terminal_steps=10)
+    keys = jax.random.split(jax.random.PRNGKey(8), 3)
+    features = 9 * 9 * 17
+    # Weights on a grid of 1/256: the network's sums are exact, whatever order XLA adds them in.
+    grid = lambda key, shape: jnp.round(8 * jax.random.normal(key, shape)) / 256  # noqa: E731
+    params = {
+        "policy": grid(keys[0], (features, env.num_actions)),
+        "value": grid(keys[1], (features,)),
+    }
+    ours, theirs = _example_iteration(env, params, keys[2]), _example_iteration(other, params, keys[2])
+    # Games ended, so searches started from the new games auto_reset returns.
+    assert int(theirs["terminated"].sum()) == 8
+    for name in theirs:
+        np.testing.assert_array_equal(ours[name], theirs[name], err_msg=name)
+    ours, theirs = _example_update(params, ours), _example_update(params, theirs)
+    assert float(np.abs(theirs["target"]).sum()) > 0
+    for name in ("target", "loss"):
+        np.testing.assert_array_equal(ours[name], theirs[name], err_msg=name)
+    for name in params:
+        np.testing.assert_array_equal(ours["params"][name], theirs["params"][name], err_msg=name)

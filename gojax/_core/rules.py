@@ -203,7 +203,7 @@ def reset_if_done(config: GoConfig, state: GoState) -> GoState:
 
 
 @bb.scoped
-def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
+def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) -> jax.Array:
     """Legal actions for the player to move: ``bool[A]`` (``A = P + 1``).
 
     Excluded: occupied points, suicide (unless ``config.suicide``), the simple
@@ -211,6 +211,12 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     that would recreate an earlier position (situation) of this game. Pass is
     always legal. The mask is computed from the board alone, also for a game
     that is over.
+
+    ``superko=False`` (a Python bool) leaves the moves that recreate an
+    earlier position other than by the simple ko recapture in the mask, as
+    pgx's mask does: :func:`step` still refuses them (the mover forfeits), so
+    the mask then lists moves that lose. The history is not searched; under
+    ``ko_rule="simple"`` it changes nothing.
 
     Method: suicides and captures are read off ``state.atari`` with a few
     bitboard operations. Plain placements are tested against the history all
@@ -220,6 +226,8 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     (``state.atari_liberty`` up to 13x13; one flood fill on larger boards).
     """
     _guards.check_state(config, state, "gojax.legal_action_mask")
+    if not isinstance(superko, bool):
+        raise TypeError(f"gojax.legal_action_mask: superko must be a Python bool, got {superko!r}")
     size = config.size
     full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _play.own_and_opponent(state)
@@ -231,7 +239,7 @@ def legal_action_mask(config: GoConfig, state: GoState) -> jax.Array:
     suicides = empty & ~breathes
     legal = empty if config.suicide else empty & breathes
 
-    if config.ko_rule == "simple":
+    if config.ko_rule == "simple" or not superko:
         legal = legal & ~bb.point_bits(state.ko_point.astype(jnp.int32), size)
     else:
         lists = _history.HistoryLists.of(state)

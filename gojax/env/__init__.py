@@ -34,7 +34,8 @@ them before its next step).
 
 **Where gojax's rules differ from pgx's** (the table is in ``docs/env.md``):
 a move that repeats an earlier position (positional superko) is not in the
-legal mask - pgx lists it and ends the game as a loss when it is played;
+legal mask - pgx lists it and ends the game as a loss when it is played
+(``make(..., mask_repeats=False)`` does the same);
 Tromp-Taylor scoring decides, and a draw (a whole-number komi) gives 0 each
 where pgx gives the game to white; an illegal action leaves the board as it
 was.

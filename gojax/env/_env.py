@@ -11,6 +11,7 @@ import numpy as np
 
 from gojax._core.rules import init as game_init
 from gojax._core.rules import legal_action_mask, step_with_mask
+from gojax._core.rules import step as game_step
 from gojax._core.scoring import score_if_ended
 from gojax._core.types import GoConfig, GoState
 from gojax.env._state import EnvState
@@ -51,11 +52,20 @@ class GoEnv:
         function's own dtype otherwise. The network converts them to float
         at its first layer (``gojax.alphazero``'s does); pass ``jnp.float32``
         to have float planes stored instead (4 times larger).
+      mask_repeats: ``True`` (default): a move that would recreate an
+        earlier position (superko, under ``config.ko_rule``) is left out of
+        ``legal_action_mask``. ``False``: as pgx's Go, it stays in the mask
+        (only the simple ko recapture is left out) and playing it ends the
+        game as a loss for the mover - with the board and the player to
+        move as they were, where pgx plays the move. A program written for
+        pgx then sees pgx's masks, rewards and ends bit for bit, the
+        searches that reach a repeat included.
     """
 
     config: GoConfig
     observation: str | ObservationSpec | HistoryObservation | None = "alphago_zero"
     observation_dtype: Any = None
+    mask_repeats: bool = True
 
     def __post_init__(self):
         if not isinstance(self.config, GoConfig):
@@ -67,6 +77,8 @@ class GoEnv:
                 f"observation must be a registered name, an ObservationSpec, a function or None; "
                 f"got {self.observation!r}"
             )
+        if not isinstance(self.mask_repeats, bool):
+            raise ValueError(f"mask_repeats must be True or False, got {self.mask_repeats!r}")
         if self.observation_dtype is not None:
             try:
                 np.dtype(self.observation_dtype)
@@ -233,8 +245,11 @@ class GoEnv:
         flagged = state.terminated | state.truncated
         was_over = flagged | before.terminated | before.truncated
         marked = before.replace(terminated=before.terminated | flagged)
-        # The mask was computed for this position by the last step (or init): it decides ko and superko.
-        game = step_with_mask(config, marked, action, state.legal_action_mask)
+        if self.mask_repeats:
+            # The mask was computed for this position by the last step (or init): it decides ko and superko.
+            game = step_with_mask(config, marked, action, state.legal_action_mask)
+        else:  # the mask lists repeats: the step searches the history itself, and a repeat forfeits
+            game = game_step(config, marked, action)
         game = game.replace(terminated=jnp.where(flagged, before.terminated, game.terminated))
         history = jax.tree.map(
             lambda old, new: jnp.where(was_over, old, new),
@@ -285,7 +300,7 @@ class GoEnv:
             rewards=rewards,
             terminated=over,
             truncated=jnp.zeros_like(over),
-            legal_action_mask=legal_action_mask(self.config, game) | over,
+            legal_action_mask=legal_action_mask(self.config, game, superko=self.mask_repeats) | over,
             _step_count=steps,
             _black=black,
             _game=game,

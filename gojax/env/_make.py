@@ -22,6 +22,7 @@ def make(
     max_moves: int | None = None,
     observation: Any = "pgx",
     observation_dtype: Any = None,
+    mask_repeats: bool = True,
 ) -> GoEnv:
     """A Go environment with pgx's ``Env`` interface: ``gojax.make("go_19x19")`` for ``pgx.make("go_19x19")``.
 
@@ -38,6 +39,9 @@ def make(
         17 planes, identical to its observation), a spec, a function, or
         ``None``; see :class:`GoEnv`.
       observation_dtype: see :class:`GoEnv` (default ``bool``, as pgx).
+      mask_repeats: ``True`` (default) leaves a superko repeat out of the
+        legal mask; ``False`` lists it and makes it lose when played, as
+        pgx does (see :class:`GoEnv`).
 
     Returns:
       :class:`GoEnv`.
@@ -54,4 +58,6 @@ def make(
         )
     size = int(match.group(1))
     config = GoConfig(size=size, komi=komi, ko_rule=ko_rule, suicide=suicide, max_moves=max_moves)  # type: ignore[arg-type]
-    return GoEnv(config, observation=observation, observation_dtype=observation_dtype)
+    return GoEnv(
+        config, observation=observation, observation_dtype=observation_dtype, mask_repeats=mask_repeats
+    )
