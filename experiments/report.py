@@ -160,6 +160,36 @@ def classic_players_9x9(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _elo(score: float) -> float:
+    """The Elo difference a score in ``(0, 1)`` stands for (clipped at +-800 for 0 and 1)."""
+    score = min(max(score, 0.01), 0.99)
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def guided_search_9x9(rows: list[dict[str, str]]) -> str:
+    """The tree search guided by a network against the tree search alone (``alone``: its settings),
+    head to head at equal time a move (``gojax-match``, colours alternated): one line per match, the
+    guided player's score."""
+    lines = [
+        "| guided player | against | network | seconds a move (used: guided, against) | guided wins / games "
+        "| score [95% CI] | Elo [95% CI] |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        wins, games = int(r["wins"]), int(r["games"])
+        low, high = _wilson(wins, games)
+        score = wins / games
+        lines.append(
+            f"| `{r['guided']}` | `{r['alone']}` | {r['network']} | {r['seconds_per_move']} "
+            f"({float(r['guided_seconds']):.2f}, {float(r['alone_seconds']):.2f}) | {wins} / {games} "
+            f"| {score:.3f} [{low:.3f}, {high:.3f}] "
+            f"| {_elo(score):+.0f} [{_elo(low):+.0f}, {_elo(high):+.0f}] |"
+        )
+    lines.append("")
+    lines.append(_sources(rows))
+    return "\n".join(lines) + "\n"
+
+
 def _sources(rows: list[dict[str, str]]) -> str:
     """``Measured: date, machine, `command`; ...`` for the distinct runs of ``rows``."""
     runs = dict.fromkeys((r["date"], r["machine"], r["command"]) for r in rows)
@@ -255,6 +285,31 @@ def train_9x9_cpu(rows: list[dict[str, str]]) -> str:
             f"| {r['wins']} / {r['losses']} / {r['draws']} "
             f"| {float(r['score']):.3f} [{float(r['score_lo']):.3f}, {float(r['score_hi']):.3f}] | {moves} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def training_runs(rows: list[dict[str, str]]) -> str:
+    """What a training run reaches in its minutes: one line per run of ``experiments/train.py`` (or
+    ``gojax-train``), numbered, its command under the table; ``-`` where the run's figure is not recorded."""
+
+    def number(value: str) -> str:
+        return f"{int(value):,}" if value else "-"
+
+    lines = [
+        "| run | date | recipe | minutes | devices | iterations | training steps | self-play games "
+        "| positions | positions/s in self-play | final loss |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for i, r in enumerate(rows, 1):
+        lines.append(
+            f"| {i} | {r['date']} | {r['recipe']} | {r['minutes']} | {r['devices'] or '-'} "
+            f"| {number(r['iterations'])} | {number(r['training_steps'])} | {number(r['games'])} "
+            f"| {number(r['positions'])} | {number(r['positions_per_s'])} | {r['final_loss'] or '-'} |"
+        )
+    lines.append("")
+    lines.append(f"Commands ({'; '.join(dict.fromkeys(r['machine'] for r in rows))}):")
+    lines.append("")
+    lines += [f"{i}. `{r['command']}`" for i, r in enumerate(rows, 1)]
     return "\n".join(lines) + "\n"
 
 
@@ -496,6 +551,66 @@ def feature_speed(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def native_vs_xla(rows: list[dict[str, str]]) -> str:
+    """The native kernels against another revision's XLA code (``feature_speed.py --against REV --env
+    --csv``): per board, each candidate beside the same candidate at ``REV`` (``name @ REV``), latest run."""
+    latest: dict[str, list[dict[str, str]]] = {}
+    for r in rows:
+        runs = latest.setdefault(r["size"], [])
+        if runs and runs[0]["command"] != r["command"]:
+            runs.clear()
+        runs.append(r)
+    lines = [
+        "| board | batch | what | native boards/s | XLA boards/s (revision) | native / XLA |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for size, runs in sorted(latest.items(), key=lambda item: -int(item[0])):
+        rates = {r["what"]: float(r["boards_per_s"]) for r in runs}
+        for name, rate in rates.items():
+            if " @ " in name:
+                continue
+            pairs = [
+                (o.split(" @ ")[1], b) for o, b in rates.items() if o.split(" @ ")[0] == name and " @ " in o
+            ]
+            if ": GoEnv.step" in name:
+                label = f"`GoEnv.step`, `{name.split(':')[0]}` observation"
+            else:
+                label = "`step` (the rules alone)" if name == "step" else f"`{name}` planes"
+            xla, ratio = (
+                ("-", "-")
+                if not pairs
+                else (f"{pairs[0][1]:,.0f} (`{pairs[0][0]}`)", f"{rate / pairs[0][1]:.1f}")
+            )
+            lines.append(f"| {size}x{size} | {runs[0]['batch']} | {label} | {rate:,.0f} | {xla} | {ratio} |")
+    lines.append("")
+    lines.append(_sources([runs[0] for runs in latest.values()]))
+    return "\n".join(lines) + "\n"
+
+
+def pgx_example(rows: list[dict[str, str]]) -> str:
+    """pgx's AlphaZero example on pgx's Go and on gojax (``experiments/pgx_example.py``), latest run: per
+    gojax arm and iteration, how many printed entries are the same, and the training losses side by side."""
+    latest = [r for r in rows if (r["date"], r["command"]) == (rows[-1]["date"], rows[-1]["command"])]
+    lines = [
+        "| gojax | iteration | entries the same | policy loss, pgx | policy loss, gojax "
+        "| value loss, pgx | value loss, gojax |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for arm, iteration in dict.fromkeys((r["arm"], r["iteration"]) for r in latest):
+        these = [r for r in latest if (r["arm"], r["iteration"]) == (arm, iteration)]
+        entry = {r["entry"]: r for r in these}
+        losses = [
+            entry[name][side] if name in entry else "-"
+            for name in ("train/policy_loss", "train/value_loss")
+            for side in ("pgx", "gojax")
+        ]
+        same = sum(r["equal"] == "yes" for r in these)
+        lines.append(f"| `{arm}` | {iteration} | {same} of {len(these)} | " + " | ".join(losses) + " |")
+    lines.append("")
+    lines.append(f"pgx's example at commit `{latest[-1]['example']}`. " + _sources(latest[-1:]))
+    return "\n".join(lines) + "\n"
+
+
 def mutation(rows: list[dict[str, str]]) -> str:
     """Mutation scores of ``mutation/run.sh`` (``mutation/record.py``): the latest run of each group."""
     latest = {r["group"]: r for r in rows}
@@ -526,8 +641,11 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "goenv_ratio": goenv_ratio,
     "gtp_start": gtp_start,
     "gtp_startup": gtp_startup,
+    "guided_search_9x9": guided_search_9x9,
     "mcts_throughput_9x9": mcts_throughput_9x9,
     "mutation": mutation,
+    "native_vs_xla": native_vs_xla,
+    "pgx_example": pgx_example,
     "playout_rate_9x9": playout_rate_9x9,
     "strength_19x19": strength_19x19,
     "strength_9x9": strength_9x9,
@@ -535,6 +653,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "test_tiers": test_tiers,
     "train_9x9_cpu": train_9x9_cpu,
     "training_ab": training_ab,
+    "training_runs": training_runs,
 }
 """Table name -> its renderer; a table reads ``docs/results/<name>.csv`` unless :data:`SOURCES` says."""
 

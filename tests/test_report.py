@@ -71,8 +71,11 @@ FIGURES = {
     "goenv_ratio": "goenv_over_rules",
     "gtp_start": "first_genmove_s",
     "gtp_startup": "genmove_s",
+    "guided_search_9x9": "guided_seconds",
     "mcts_throughput_9x9": "moves_per_s",
     "mutation": "survived",
+    "native_vs_xla": "boards_per_s",
+    "pgx_example": "equal",
     "playout_rate_9x9": "rate",
     "strength_19x19": "games",
     "strength_9x9": "games",
@@ -80,6 +83,7 @@ FIGURES = {
     "strength_gnugo_9x9": "games",
     "train_9x9_cpu": "minutes",
     "training_ab": "positions",
+    "training_runs": "positions",
 }
 
 

@@ -133,3 +133,20 @@ def test_a_network_guides_the_gtp_tree_search(tmp_path):
     assert gojax.from_gtp(engine.config, reply) in range(CONFIG.num_actions)
     with pytest.raises(ValueError, match=r"PlayerSpec\.checkpoint .*'uct'"):
         PlayerSpec("uct", checkpoint=str(tmp_path / "net"))
+
+
+def test_the_prior_weighs_more_with_a_guide_unless_set():
+    from gojax.search._settings import GUIDED_PRIOR_VISITS, PRIOR_VISITS
+
+    assert GUIDED_PRIOR_VISITS > PRIOR_VISITS
+    alone = TreeSearch(CONFIG, SETTINGS)
+    guided = TreeSearch(CONFIG, SETTINGS, guide=_wants(12))
+    assert SETTINGS.prior_visits is None  # the default: chosen by the search
+    assert alone.settings.prior_visits == PRIOR_VISITS
+    assert guided.settings.prior_visits == GUIDED_PRIOR_VISITS
+    assert guided.settings.value_weight == 0.0  # the playouts judge; the guide's policy steers
+    chosen = dataclasses.replace(SETTINGS, prior_visits=7.0)
+    for guide in (None, _wants(12)):
+        assert TreeSearch(CONFIG, chosen, guide=guide).settings.prior_visits == 7.0
+    with pytest.raises(ValueError, match="prior_visits"):
+        TreeSearchSettings(prior_visits=-1.0)

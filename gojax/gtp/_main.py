@@ -134,8 +134,8 @@ def _add_tree_search(player: argparse._ArgumentGroup) -> None:
         type=float,
         default=None,
         metavar="V",
-        help="mcts: the prior's weight as equivalent visits of every legal move (default: "
-        "gojax.search.TreeSearchSettings' default)",
+        help="mcts: the prior's weight as equivalent visits of every legal move (default: 10, "
+        "or 50 with --checkpoint)",
     )
     player.add_argument(
         "--policy-weight",
@@ -147,7 +147,7 @@ def _add_tree_search(player: argparse._ArgumentGroup) -> None:
         "--value-weight",
         type=float,
         default=None,
-        help="mcts with --checkpoint: the network value's weight against the playouts, 0..1 (default 0.5)",
+        help="mcts with --checkpoint: the network value's weight against the playouts, 0..1 (default 0)",
     )
 
 

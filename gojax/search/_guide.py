@@ -26,12 +26,15 @@ policy network and a value network with fast rollouts:
   of :mod:`gojax.search._prior`, ``p`` the policy over the legal points
   and ``w`` :attr:`TreeSearchSettings.policy_weight`. The move the network
   likes best starts with the prior samples at a win rate near 1, unlikely
-  moves near ``(1 - w) * r``. Pass keeps ``pass_prior``.
+  moves near ``(1 - w) * r``. Pass keeps ``pass_prior``. With a guide the
+  prior counts as :data:`~gojax.search._settings.GUIDED_PRIOR_VISITS`
+  samples unless ``prior_visits`` is set.
 * **Value** (:func:`mixed_black_wins`): a leaf's ``M`` playouts count as
   ``M`` visits whose black wins are ``(1 - l) * b + l * M * (1 + v) / 2``,
   with ``b`` the playouts' black wins, ``v`` the network's value for black
-  and ``l`` :attr:`TreeSearchSettings.value_weight`. A finished game keeps
-  its exact result. The AMAF statistics stay the playouts' own.
+  and ``l`` :attr:`TreeSearchSettings.value_weight` (0 by default: the
+  playouts alone). A finished game keeps its exact result. The AMAF
+  statistics stay the playouts' own.
 """
 
 from __future__ import annotations

@@ -114,7 +114,8 @@ class TreeSearch:
         if guide is not None and not callable(guide):
             raise TypeError(f"TreeSearch guide must be an evaluator (config, states, key), got {guide!r}")
         self.config = config
-        self.settings = settings
+        self.settings = settings.resolved(guided=guide is not None)
+        settings = self.settings
         self._key = jax.random.key(seed)
         self._rng = np.random.default_rng(seed)
         self._batches = 0

@@ -52,6 +52,12 @@ def prior_rates(num_actions: int, settings: TreeSearchSettings) -> np.ndarray:
     return rates
 
 
+def _prior_visits(settings: TreeSearchSettings) -> float:
+    """The prior's equivalent visits: as set, or (``None``) those of a search without a guide
+    (:meth:`TreeSearchSettings.resolved`; a :class:`~gojax.search.TreeSearch` resolves its own)."""
+    return settings.resolved(guided=False).prior_visits  # type: ignore[return-value]
+
+
 def _blend(
     n: np.ndarray,
     w: np.ndarray,
@@ -68,7 +74,7 @@ def _blend(
     action, its prior rate and whether the action is pass. Elementwise, so
     one edge's value does not depend on which others are computed with it.
     """
-    prior_n = settings.prior_visits
+    prior_n = _prior_visits(settings)
     amaf_n = amaf_visits + prior_n
     amaf_w = amaf_wins + prior_n * rates
     if prior_n > 0:  # every count is positive
@@ -171,7 +177,7 @@ def _blend_edges(tree: Tree, edges: list[tuple[int, int]], settings: TreeSearchS
     ``float32`` product there as in :func:`_blend` (``r`` is ``float32``), so
     each value is bit-identical to the vectorized one.
     """
-    prior_n, k, urgency = settings.prior_visits, settings.rave_equivalence, settings.first_play_urgency
+    prior_n, k, urgency = _prior_visits(settings), settings.rave_equivalence, settings.first_play_urgency
     prior32 = np.float32(prior_n)
     passing = tree.num_actions - 1
     children, visits, wins, legal = tree.children, tree.visits, tree.wins, tree.legal

@@ -7,7 +7,14 @@ import dataclasses
 from gojax._core import checks
 from gojax.playouts import POLICY_NAMES
 
-__all__ = ["TreeSearchSettings"]
+__all__ = ["GUIDED_PRIOR_VISITS", "PRIOR_VISITS", "TreeSearchSettings"]
+
+PRIOR_VISITS = 10.0
+"""The prior's equivalent visits of a search without a guide (rules of thumb only)."""
+
+GUIDED_PRIOR_VISITS = 50.0
+"""The prior's equivalent visits of a search with a guide: its policy is worth more than the rules of
+thumb, and it steers the search for longer."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,8 +48,11 @@ class TreeSearchSettings:
       first_play_urgency: value of a child with neither visits nor AMAF
         samples, in [0, 1].
       prior_visits: equivalent experience of the prior: every legal child
-        starts with this many AMAF samples at a win rate of 1/2, and pass
-        with a win rate of ``pass_prior``.
+        starts with this many AMAF samples at its prior win rate, and pass
+        with a win rate of ``pass_prior``. ``None`` (default):
+        :data:`PRIOR_VISITS` without a guide, :data:`GUIDED_PRIOR_VISITS`
+        with one (:meth:`resolved`), where the prior carries the network's
+        policy.
       pass_prior: the win rate of pass's prior AMAF samples, in [0, 1] (low:
         pass is tried late unless it wins).
       heuristic_prior: whether the prior win rate of a point comes from the
@@ -58,7 +68,8 @@ class TreeSearchSettings:
       policy_weight: with a guide (:mod:`gojax.search._guide`), the weight
         in [0, 1] of its policy in each point's prior win rate.
       value_weight: with a guide, the weight in [0, 1] of its value against
-        the playouts' results at each leaf (AlphaGo's mixing constant).
+        the playouts' results at each leaf (AlphaGo's mixing constant; 0,
+        the default: the playouts alone judge, the guide's policy steers).
     """
 
     leaves_per_batch: int = 32
@@ -68,14 +79,14 @@ class TreeSearchSettings:
     rave_equivalence: float = 1000.0
     exploration: float = 0.0
     first_play_urgency: float = 1.0
-    prior_visits: float = 10.0
+    prior_visits: float | None = None
     pass_prior: float = 0.1
     heuristic_prior: bool = True
     virtual_loss: int = 1
     max_nodes: int = 200_000
     time_margin: float = 0.05
     policy_weight: float = 0.5
-    value_weight: float = 0.5
+    value_weight: float = 0.0
 
     def __post_init__(self) -> None:
         def integer(name: str, least: int, most: int) -> None:
@@ -98,7 +109,8 @@ class TreeSearchSettings:
         number("rave_equivalence", 0.0)
         number("exploration", 0.0)
         number("first_play_urgency", 0.0, 1.0)
-        number("prior_visits", 0.0)
+        if self.prior_visits is not None:
+            number("prior_visits", 0.0)
         number("pass_prior", 0.0, 1.0)
         if not isinstance(self.heuristic_prior, bool):
             raise TypeError(
@@ -109,6 +121,13 @@ class TreeSearchSettings:
         number("time_margin", 0.0, 0.9)
         number("policy_weight", 0.0, 1.0)
         number("value_weight", 0.0, 1.0)
+
+    def resolved(self, guided: bool) -> TreeSearchSettings:
+        """These settings with ``prior_visits`` set: as given, or its default for a search with or
+        without a guide."""
+        if self.prior_visits is not None:
+            return self
+        return dataclasses.replace(self, prior_visits=GUIDED_PRIOR_VISITS if guided else PRIOR_VISITS)
 
     def moves_per_playout(self, num_points: int) -> int:
         """The playout move limit for a board of ``num_points`` points."""
