@@ -136,7 +136,7 @@ def test_a_network_guides_the_gtp_tree_search(tmp_path):
 
 
 def test_the_prior_weighs_more_with_a_guide_unless_set():
-    from gojax.search._settings import GUIDED_PRIOR_VISITS, PRIOR_VISITS
+    from gojax.search import GUIDED_PRIOR_VISITS, PRIOR_VISITS
 
     assert GUIDED_PRIOR_VISITS > PRIOR_VISITS
     alone = TreeSearch(CONFIG, SETTINGS)

@@ -12,12 +12,14 @@ compiled call. ::
     stats.best_action
 
 * :class:`TreeSearch` - the search (``warm_up``, ``set_root``, ``search``, ``stats``).
-* :class:`TreeSearchSettings` - its frozen, validated settings.
+* :class:`TreeSearchSettings` - its frozen, validated settings
+  (:data:`PRIOR_VISITS`, :data:`GUIDED_PRIOR_VISITS`: the prior's default
+  weight without and with a guide).
 * :class:`SearchStats` - the root statistics a search returns.
 """
 
 from gojax.search._search import TreeSearch
-from gojax.search._settings import TreeSearchSettings
+from gojax.search._settings import GUIDED_PRIOR_VISITS, PRIOR_VISITS, TreeSearchSettings
 from gojax.search._stats import SearchStats
 
-__all__ = ["SearchStats", "TreeSearch", "TreeSearchSettings"]
+__all__ = ["GUIDED_PRIOR_VISITS", "PRIOR_VISITS", "SearchStats", "TreeSearch", "TreeSearchSettings"]

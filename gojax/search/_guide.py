@@ -27,7 +27,7 @@ policy network and a value network with fast rollouts:
   and ``w`` :attr:`TreeSearchSettings.policy_weight`. The move the network
   likes best starts with the prior samples at a win rate near 1, unlikely
   moves near ``(1 - w) * r``. Pass keeps ``pass_prior``. With a guide the
-  prior counts as :data:`~gojax.search._settings.GUIDED_PRIOR_VISITS`
+  prior counts as :data:`gojax.search.GUIDED_PRIOR_VISITS`
   samples unless ``prior_visits`` is set.
 * **Value** (:func:`mixed_black_wins`): a leaf's ``M`` playouts count as
   ``M`` visits whose black wins are ``(1 - l) * b + l * M * (1 + v) / 2``,
