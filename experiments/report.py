@@ -525,15 +525,21 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def feature_speed(rows: list[dict[str, str]]) -> str:
-    """Feature planes against ``gojax.step`` (``experiments/feature_speed.py --csv``): the latest run of
-    each board, its rows side by side (median of its repeats; ratio to ``step`` in the same repeats)."""
+def _latest_by_size(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
+    """Board size -> the rows of the latest run (the last command) of ``feature_speed.py`` on it."""
     latest: dict[str, list[dict[str, str]]] = {}
     for r in rows:
         runs = latest.setdefault(r["size"], [])
         if runs and runs[0]["command"] != r["command"]:
             runs.clear()
         runs.append(r)
+    return latest
+
+
+def feature_speed(rows: list[dict[str, str]]) -> str:
+    """Feature planes against ``gojax.step`` (``experiments/feature_speed.py --csv``): the latest run of
+    each board, its rows side by side (median of its repeats; ratio to ``step`` in the same repeats)."""
+    latest = _latest_by_size(rows)
     lines = [
         "| board | batch | planes | kernels | boards/s | x `step` | compile s |",
         "|---|---:|---|---|---:|---:|---:|",
@@ -554,12 +560,7 @@ def feature_speed(rows: list[dict[str, str]]) -> str:
 def native_vs_xla(rows: list[dict[str, str]]) -> str:
     """The native kernels against another revision's XLA code (``feature_speed.py --against REV --env
     --csv``): per board, each candidate beside the same candidate at ``REV`` (``name @ REV``), latest run."""
-    latest: dict[str, list[dict[str, str]]] = {}
-    for r in rows:
-        runs = latest.setdefault(r["size"], [])
-        if runs and runs[0]["command"] != r["command"]:
-            runs.clear()
-        runs.append(r)
+    latest = _latest_by_size(rows)
     lines = [
         "| board | batch | what | native boards/s | XLA boards/s (revision) | native / XLA |",
         "|---|---:|---|---:|---:|---:|",
