@@ -158,7 +158,8 @@ def test_goenv_runs_under_shard_map(observation):
     env = GoEnv(gojax.GoConfig(size=5, ko_rule="simple"), observation=observation)
     keys = jax.random.split(jax.random.PRNGKey(2), 4)
     # Each game its own moves (per-device data, not constants that every device shares).
-    moves = jnp.array([[6, 7, 8], [12, 13, 18], [0, 24, 1], [7, 6, 11]], jnp.int32)
+    # Two moves: a step from the first observation, and one from a later one.
+    moves = jnp.array([[6, 7], [12, 13], [0, 24], [7, 6]], jnp.int32)
 
     def play(keys, moves):
         state = jax.vmap(env.init)(keys)
