@@ -679,6 +679,24 @@ def test_client_timeout_and_dead_engine(tmp_path):
             client.send("name")
 
 
+def test_client_close_reads_the_engine_to_its_end_and_a_closed_stream_ends_the_reader_quietly():
+    """``close`` lets the reader thread read the engine's output to its end before closing the pipe
+    (nothing the engine wrote is lost, no read of a closed pipe); a reader whose stream is closed
+    under it ends as at the end of the output, raising nothing."""
+    tail = 20_000  # lines written after the answer to quit: more than a pipe's buffer holds
+    answer = "import sys\nfor line in sys.stdin:\n print('=' + line.split()[0] + ' x\\n', flush=True)\n"
+    finish = f" if line.split()[1:] == ['quit']: print('# tail\\n' * {tail}, flush=True); break"
+    with arena.GTPClient([sys.executable, "-c", answer + finish], timeout=30) as client:
+        assert client.send("name") == "x"
+    assert not client._reader.is_alive() and client.process.stdout.closed
+    lines = []
+    while (line := client._lines.get_nowait()) is not None:
+        lines.append(line)
+    assert lines.count("# tail\n") == tail
+    client._read()  # the stream now closed: a read raises inside, the reader ends
+    assert client._lines.get_nowait() is None
+
+
 # ---------------------------------------------------------------------------------------------
 # The engine's arguments: rules, player, options.
 

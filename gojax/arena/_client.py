@@ -120,10 +120,15 @@ class GTPClient:
         self._next_id = 1
 
     def _read(self) -> None:
+        """Queues the engine's lines, then ``None`` at the end of its output (or once the stream is
+        closed under the reader: :meth:`close` after a reader that did not see the end in time)."""
         stream = self.process.stdout
         assert stream is not None  # Popen(stdout=PIPE)
-        for raw in iter(stream.readline, b""):
-            self._lines.put(raw.decode("utf-8", errors="replace"))
+        try:
+            for raw in iter(stream.readline, b""):
+                self._lines.put(raw.decode("utf-8", errors="replace"))
+        except (OSError, ValueError):  # closed by close(): EBADF, or a read of a closed file
+            pass
         self._lines.put(None)
 
     def _line(self, command: str, deadline: float | None) -> str:
@@ -189,6 +194,9 @@ class GTPClient:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        # The engine has exited: its reader meets the end of the output; let it, before the pipe closes.
+        if self._reader is not threading.current_thread():
+            self._reader.join(timeout)
         for stream in (self.process.stdin, self.process.stdout):
             if stream is None:
                 continue
