@@ -928,10 +928,13 @@ def test_four_devices_match_one(tmp_path):
     assert saved > 0 and restored["params"] == saved and restored["network_params"] == saved
 
 
-def test_the_gnugo_evaluation_plays_the_agents_own_fixed_search(monkeypatch):
+def test_the_gnugo_evaluation_plays_the_agents_own_fixed_search(monkeypatch, tmp_path):
     # The agent plays settings.num_simulations a move: no time ladder (which would compile a dozen
     # searches and leave late ones running when the run ends), and its engine is closed at the end.
+    from gojax.arena import _match as arena_match
     from gojax.training import evaluation
+
+    monkeypatch.chdir(tmp_path)
 
     made, closed = [], []
 
@@ -952,20 +955,36 @@ def test_the_gnugo_evaluation_plays_the_agents_own_fixed_search(monkeypatch):
         def __exit__(self, *exc):
             return False
 
+    asked = []
+
     def referee(config, black, white, **kwargs):
-        return types.SimpleNamespace(winner=1, moves=[0, 1], reason="two passes", sgf=lambda: "")
+        asked.append(kwargs["ask_final_score"])
+        return types.SimpleNamespace(
+            winner=1,  # black wins every game: the agent wins the games it plays black
+            moves=[(1, 0), (2, 1)],
+            reason="two passes",
+            result="B+1",
+            seconds=[0.1, 0.2],
+            engine_scores={},
+            disagreements=0,
+            sgf=lambda *args: "(;FF[4])",
+        )
 
     monkeypatch.setattr(evaluation, "GTPEngine", Engine)
     monkeypatch.setattr(evaluation, "GTPClient", Client)
     monkeypatch.setattr(evaluation, "gnugo_command", lambda **kwargs: ["gnugo"])
-    monkeypatch.setattr(evaluation, "referee_game", referee)
+    monkeypatch.setattr(arena_match, "referee_game", referee)
     settings = training.TrainConfig(simulations=12).eval_search_settings()
     result = evaluation.play_gnugo(CONFIG, "network", 2, settings=settings)
     (player,) = made
     assert player.kind == "az" and player.simulations == 12 and player.seconds_per_move is None
     assert player.search == settings
     assert closed == [None]  # waits for every background search (a timed player compiles some)
-    assert result.wins + result.losses == 2
+    assert (result.wins, result.losses) == (1, 1)  # colours alternate
+    assert asked == [False, False]  # no final_score round trip
+    assert not list(tmp_path.iterdir())  # no sgf_dir: no SGF
+    evaluation.play_gnugo(CONFIG, "network", 2, settings=settings, sgf_dir=str(tmp_path / "games"))
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["game_000.sgf", "game_001.sgf"]
     # With a time budget the same search grows from 12 simulations to what fits.
     evaluation.play_gnugo(CONFIG, "network", 2, settings=settings, seconds_per_move=0.5)
     assert made[-1].simulations == 12 and made[-1].seconds_per_move == 0.5

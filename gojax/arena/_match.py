@@ -195,10 +195,11 @@ def play_match(
     engines: tuple,
     names: tuple[str, str],
     games: int,
-    out: Path,
+    out: Path | None,
     *,
     time_settings: tuple[float, float, int] | None = None,
     warm_up: bool = True,
+    ask_final_score: bool = True,
     log=print,
 ) -> MatchRecord:
     """Plays ``games`` refereed games between two engines, alternating colours, saving each as SGF.
@@ -208,9 +209,12 @@ def play_match(
       engines: two engines with ``send`` (the first is black in even-numbered games).
       names: their names.
       games: how many games.
-      out: the folder for ``game_NNN.sgf`` (written atomically).
+      out: the folder for ``game_NNN.sgf`` (written atomically); ``None``
+        writes no SGF (each game's ``sgf`` is then ``None``).
       time_settings: ``(main, byo_yomi_time, byo_yomi_stones)`` sent to both.
       warm_up: first compile every engine that knows ``gojax-warmup`` for ``config``.
+      ask_final_score: ask both engines for ``final_score`` after each game
+        (their answers land in ``engine_scores`` and ``disagreements``).
       log: called with one line per game.
 
     Returns:
@@ -219,7 +223,8 @@ def play_match(
       engine ends the match.
     """
     match = MatchRecord(names)
-    out.mkdir(parents=True, exist_ok=True)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
     if warm_up:
         for engine in engines:
             _warm(engine, config)
@@ -234,6 +239,7 @@ def play_match(
                 white,
                 names=names if first_black else names[::-1],
                 time_settings=time_settings,
+                ask_final_score=ask_final_score,
             )
         except GTPError as error:
             log(f"game {index + 1}/{games}: void: {error}")
@@ -242,8 +248,9 @@ def play_match(
             continue
         first_colour = BLACK if first_black else WHITE
         outcome = "draw" if game.winner == 0 else "win" if game.winner == first_colour else "loss"
-        path = out / f"game_{index:03d}.sgf"
-        atomic_write(path, game.sgf({"EV": f"{names[0]} vs {names[1]}, game {index + 1}"}))
+        path = None if out is None else out / f"game_{index:03d}.sgf"
+        if path is not None:
+            atomic_write(path, game.sgf({"EV": f"{names[0]} vs {names[1]}, game {index + 1}"}))
         for side, colour in ((0, first_colour), (1, BLACK + WHITE - first_colour)):
             match.seconds[side] += game.seconds[colour - 1]
             match.moves[side] += sum(1 for mover, _ in game.moves if mover == colour)
@@ -258,7 +265,7 @@ def play_match(
             "wall_seconds": time.perf_counter() - began,
             "engine_scores": game.engine_scores,
             "disagreements": game.disagreements,
-            "sgf": path.name,
+            "sgf": None if path is None else path.name,
         }
         match.games.append(record)
         log(

@@ -19,15 +19,15 @@ recompile. The default baselines (:func:`default_baselines`):
   **same number of simulations** as the agent's search.
 
 :func:`play_gnugo` plays a saved network (a :class:`gojax.gtp.GTPEngine`)
-against GNU Go over GTP, refereed by :func:`gojax.arena.referee_game`, game
-by game on the host.
+against GNU Go over GTP: a :func:`gojax.arena.play_match` on the host, game
+by game.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -35,9 +35,8 @@ import numpy as np
 
 from gojax._core import checks
 from gojax._core.types import GoConfig
-from gojax._host.atomic import atomic_write
 from gojax.alphazero import PLAY_SETTINGS, AlphaZeroPlayer, Observation, SearchSettings, basic_planes
-from gojax.arena import GTPClient, find_gnugo, gnugo_command, referee_game
+from gojax.arena import GTPClient, find_gnugo, gnugo_command, play_match
 from gojax.gtp import EngineOptions, GTPEngine, PlayerSpec
 from gojax.players import PureMonteCarlo, UCTPlayer, random_player
 from gojax.players.match import MatchResult, play_games, summarize_results
@@ -168,8 +167,9 @@ def play_gnugo(
     as the engine allows (``pass_when_ahead=False``, ``allow_early_pass=True``:
     the search's own moves); GNU Go runs under Chinese rules with positional
     superko and ``--capture-all-dead`` (:func:`gojax.arena.gnugo_command`).
-    Colours alternate (the agent is black in even games). Games are scored by
-    gojax's Tromp-Taylor area, as in :func:`gojax.players.play_match`.
+    The games are a :func:`gojax.arena.play_match`: colours alternate (the
+    agent is black in even games), gojax referees and scores each game by
+    Tromp-Taylor area, and a game an engine fails is void (left out).
 
     Args:
       config: the rules.
@@ -178,7 +178,7 @@ def play_gnugo(
       settings: the agent's search.
       level: GNU Go's level (1 the weakest, 10 the default).
       seed: seeds both programs.
-      sgf_dir: if given, every game is written there as SGF.
+      sgf_dir: if given, every game is written there as SGF (``game_NNN.sgf``).
       seconds_per_move: the agent's time a move: its search grows from
         ``settings.num_simulations`` to what fits (as ``gojax-gtp
         --seconds-per-move``); ``None``: ``settings.num_simulations`` a move.
@@ -186,7 +186,8 @@ def play_gnugo(
     Raises:
       FileNotFoundError: if GNU Go is not installed.
       TypeError: for a ``num_games`` that is not an int.
-      ValueError: for an odd ``num_games`` or one below 2.
+      ValueError: for an odd ``num_games`` or one below 2, or if no game
+        finished.
     """
     num_games = checks.integer(num_games, "num_games", least=2, even=True)
     if seconds_per_move is not None:
@@ -204,23 +205,17 @@ def play_gnugo(
     )
     rules = GoConfig(size=config.size, komi=config.komi, ko_rule=config.ko_rule, max_moves=config.move_cap)
     engine = GTPEngine(rules, player, options)
-    results, a_is_black, lengths, terminated = [], [], [], []
+    out = None if sgf_dir is None else Path(sgf_dir)
     # A timed player compiles its larger searches in the background: wait for all of them, so
     # that none is still inside XLA when the caller's process exits (GTPEngine.close).
     with GTPClient(gnugo_command(level=level, seed=seed)) as gnugo, contextlib.ExitStack() as stack:
         stack.callback(engine.close, timeout=None)
-        for game in range(num_games):
-            ours_black = game % 2 == 0
-            black, white = (engine, gnugo) if ours_black else (gnugo, engine)
-            names = ("gojax-alphazero", "GNU Go") if ours_black else ("GNU Go", "gojax-alphazero")
-            outcome = referee_game(config, black, white, names=names, ask_final_score=False)
-            ours = 1 if ours_black else 2
-            results.append(0.0 if outcome.winner == 0 else (1.0 if outcome.winner == ours else -1.0))
-            a_is_black.append(ours_black)
-            lengths.append(len(outcome.moves))
-            terminated.append(outcome.reason != "move cap")
-            if sgf_dir is not None:
-                os.makedirs(sgf_dir, exist_ok=True)
-                atomic_write(os.path.join(sgf_dir, f"gnugo_{game:04d}.sgf"), outcome.sgf())
+        names = ("gojax-alphazero", f"GNU Go {level}")
+        record = play_match(
+            config, (engine, gnugo), names, num_games, out, warm_up=False, ask_final_score=False, log=_quiet
+        )
+    return record.result()
 
-    return summarize_results(results, a_is_black, lengths, terminated)
+
+def _quiet(line: str) -> None:
+    """Drops a match's per-game line (a training run prints its own summary)."""
