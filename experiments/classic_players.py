@@ -23,12 +23,12 @@ each finishes).
 from __future__ import annotations
 
 import argparse
-import csv
 import platform
 import time
 from pathlib import Path
 
 import jax
+from provenance import append_rows, cpu_model
 
 import gojax
 from gojax import players as P
@@ -110,14 +110,12 @@ def main(argv=None) -> None:
         args.size, args.komi, args.games = 5, 0.5, 20
         args.mc_playouts, args.uct_strong, args.uct_weak, args.heuristic_sims = 2, 16, 4, 8
     config = gojax.GoConfig(size=args.size, komi=args.komi)
-    device = f"{jax.devices()[0].platform} ({platform.processor() or platform.machine()})"
+    device = f"{jax.devices()[0].platform} ({cpu_model() or platform.machine()})"
     print(
         f"{args.size}x{args.size}, komi {config.komi}, {config.ko_rule} superko, {args.games} games per "
         f"matchup, seed {args.seed}, JAX {jax.__version__} on {device}",
         flush=True,
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    new_file = not args.out.exists()
     rows = []
     table = matchups(args)
     for name in args.only.split(","):
@@ -158,12 +156,7 @@ def main(argv=None) -> None:
             device=device,
         )
         rows.append(row)
-        with args.out.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=FIELDS)
-            if new_file:
-                writer.writeheader()
-                new_file = False
-            writer.writerow(row)
+        append_rows(args.out, [row], FIELDS)  # each matchup as it finishes
     print()
     print("| A | B | games | A wins/losses/draws | A score [95% CI] | Elo A-B [95% CI] | moves/game | s |")
     print("|---|---|---|---|---|---|---|---|")

@@ -37,13 +37,13 @@ import argparse
 import csv
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
+
+from provenance import provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
@@ -217,14 +217,7 @@ def main() -> None:
             split_host_cpu(args.host_devices)
         _worker(args)
         return
-    import jax
-
-    common = {
-        "date": date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
-        f"jax {jax.__version__}",
-        "command": " ".join(["python experiments/distributed_benchmark.py", *sys.argv[1:]]),
-    }
+    common = provenance("distributed_benchmark.py")
     rows = []
     for layout in args.layouts:
         rows.append({**common, **_measure(layout, args)})

@@ -59,6 +59,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmark import _timed, goenv_engine, steady_state
+from provenance import append_rows, provenance
 
 import gojax
 from gojax import features
@@ -247,31 +248,20 @@ def main(argv=None) -> None:
             }
         )
     if args.csv:
-        _append_csv(args, rows)
+        _append_csv(args, rows, argv)
 
 
-def _append_csv(args, rows) -> None:
+def _append_csv(args, rows, argv=None) -> None:
     """The run's rows, each with its date, machine, command, board, batch and dtype, added to ``args.csv``."""
-    import csv
-    import datetime
-    import platform
-
     common = {
-        "date": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
-        f"jax {jax.__version__}",
-        "command": "python experiments/feature_speed.py " + " ".join(sys.argv[1:]),
+        **provenance("feature_speed.py", argv),
         "size": str(args.size),
         "batch": str(args.batch),
         "dtype": args.dtype,
         "native": "no" if os.environ.get("GOJAX_NATIVE") == "0" else "yes",
     }
-    fresh = not args.csv.exists()
-    with open(args.csv, "a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*common, "what", "boards_per_s", "x_step", "compile_s"])
-        if fresh:
-            writer.writeheader()
-        writer.writerows({**common, **row} for row in rows)
+    fields = [*common, "what", "boards_per_s", "x_step", "compile_s"]
+    append_rows(args.csv, [{**common, **row} for row in rows], fields)
 
 
 if __name__ == "__main__":

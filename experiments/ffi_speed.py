@@ -33,9 +33,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import csv
-import datetime
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -50,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmark import goenv_engine, steady_state
 from feature_speed import _build_kernels as build_kernels
 from feature_speed import as_revision, import_revision
+from provenance import provenance
 
 import gojax
 
@@ -79,10 +78,6 @@ def _per_call(compiled, args, seconds: float) -> float:
 
 def _git(*args: str) -> list[str]:
     return ["git", "-C", str(ROOT), *args]
-
-
-def _machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, jax {jax.__version__}"
 
 
 def _load() -> str:
@@ -255,11 +250,7 @@ def main(argv=None) -> None:
     )
     args.head = head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
     rows = measure_gtp(args) if args.gtp else measure_features(args, import_revision(args.against))
-    common = {
-        "date": datetime.date.today().isoformat(),
-        "machine": _machine(),
-        "command": "python experiments/ffi_speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-    }
+    common = provenance("ffi_speed.py", argv)
     rows = [{**common, **row} for row in rows]
     args.csv.parent.mkdir(parents=True, exist_ok=True)
     with open(args.csv, "w", newline="") as handle:

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from provenance import command
+
 from gojax import arena
 from gojax._core.types import GoConfig
 from gojax.sgf import atomic_write
@@ -94,8 +96,8 @@ def main(argv=None) -> int:
     atomic_write(out / "table.csv", table.getvalue())
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    command = "python experiments/gnugo_match.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    text = "\n".join(lines) + f"\n\n{args.size}x{args.size}, komi {args.komi:g}; command: `{command}`\n"
+    ran = command("gnugo_match.py", argv)
+    text = "\n".join(lines) + f"\n\n{args.size}x{args.size}, komi {args.komi:g}; command: `{ran}`\n"
     atomic_write(out / "table.md", text)
     print(text)
     return 0 if rows else 1

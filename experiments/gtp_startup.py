@@ -21,16 +21,15 @@ after); ``experiments/report.py`` renders ``docs/gtp.md``'s table from it.
 from __future__ import annotations
 
 import argparse
-import csv
-import datetime
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import append_rows, provenance
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,21 +49,12 @@ FIELDS = ["date", "machine", "command", "size", "player", "run", "genmove_s", "p
 FIELDS += ["load_before", "load_after"]
 
 
-def _append(path: Path, rows: list[dict], command: str, load_before: float) -> None:
-    import jax
-
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}"
-    machine += f", jax {jax.__version__}"
-    common = {"date": datetime.date.today().isoformat(), "machine": machine, "command": command}
+def _append(path: Path, rows: list[dict], argv: list[str] | None, load_before: float) -> None:
+    common = provenance("gtp_startup.py", argv)
     common.update(load_before=f"{load_before:.1f}", load_after=f"{os.getloadavg()[0]:.1f}")
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS, extrasaction="ignore")
-        if new:
-            writer.writeheader()
-        for row in rows:
-            times = {k: f"{row[k]:.1f}" for k in ("genmove_s", "process_s", "cpu_s")}
-            writer.writerow({**common, **row, **times})
+    times = ("genmove_s", "process_s", "cpu_s")
+    rows = [{**common, **row, **{k: f"{row[k]:.1f}" for k in times}} for row in rows]
+    append_rows(path, rows, FIELDS, extrasaction="ignore")  # a row's "move" is printed, not kept
 
 
 def one_run(args: argparse.Namespace, cache: list[str]) -> dict:
@@ -99,7 +89,6 @@ def one_run(args: argparse.Namespace, cache: list[str]) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    command = "python experiments/gtp_startup.py " + " ".join(sys.argv[1:] if argv is None else argv)
     load_before = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -121,7 +110,7 @@ def main(argv=None) -> int:
     for row in rows:
         print(f"| {row['run']} | {row['genmove_s']:.1f} | {row['process_s']:.1f} | {row['cpu_s']:.1f} |")
     if args.csv is not None:
-        _append(args.csv, rows, command.strip(), load_before)
+        _append(args.csv, rows, argv, load_before)
     return 0
 
 

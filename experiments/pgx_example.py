@@ -35,16 +35,15 @@ from __future__ import annotations
 
 import argparse
 import ast
-import csv
-import datetime
 import os
-import platform
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+
+from provenance import append_rows, provenance
 
 ENV_LINE = "env = pgx.make(config.env_id)"
 ARMS = {
@@ -89,6 +88,9 @@ DEFAULT_SETTINGS = (
 
 # Entries that are not results: the wall time differs between any two runs.
 NOT_COMPARED = ("hours",)
+
+EXAMPLE_AS_RECORDED = "pgx/examples/alphazero"
+"""How the recorded command writes ``--example`` (a local path; the ``example`` column holds its commit)."""
 
 
 def prepared_copy(example: Path, folder: Path, environment: str) -> Path:
@@ -160,26 +162,29 @@ def compared(arm: str, pgx_logs: list[dict], gojax_logs: list[dict]) -> list[dic
     return rows
 
 
-def write_csv(path: Path, rows: list[dict[str, str]], command: str, example_version: str) -> None:
-    """Appends ``rows`` to ``path`` with the date, the machine, the command and the example's version."""
-    import jax
-    import pgx
+def recorded_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the value of ``--example`` (a local path) written as :data:`EXAMPLE_AS_RECORDED`."""
+    recorded, example_next = [], False
+    for argument in argv:
+        name, equals, _ = argument.partition("=")
+        is_example = len(name) > 2 and "--example".startswith(name)  # argparse takes --ex for --example
+        if example_next:
+            argument = EXAMPLE_AS_RECORDED
+        elif is_example and equals:
+            argument = f"{name}={EXAMPLE_AS_RECORDED}"
+        example_next = is_example and not equals and not example_next
+        recorded.append(argument)
+    return recorded
 
+
+def write_csv(path: Path, rows: list[dict[str, str]], argv: Sequence[str], example_version: str) -> None:
+    """Appends ``rows`` to ``path`` with the date, the machine, the command and the example's version."""
     common = {
-        "date": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
-        f"jax {jax.__version__}, pgx {pgx.__version__}",
-        "command": command,
+        **provenance("pgx_example.py", recorded_argv(argv), packages=("pgx",)),
         "example": example_version,
     }
-    fresh = not path.exists()
-    with open(path, "a", newline="") as handle:
-        writer = csv.DictWriter(
-            handle, fieldnames=[*common, "arm", "iteration", "entry", "pgx", "gojax", "equal"]
-        )
-        if fresh:
-            writer.writeheader()
-        writer.writerows({**common, **row} for row in rows)
+    fields = [*common, "arm", "iteration", "entry", "pgx", "gojax", "equal"]
+    append_rows(path, [{**common, **row} for row in rows], fields)
 
 
 def _example_version(example: Path) -> str:
@@ -212,10 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{row['arm']}, iteration {row['iteration']} {row['entry']}"
         print(f"{where}: pgx {row['pgx']}, gojax {row['gojax']}{mark}")
     if args.csv:
-        command = shlex.join(
-            ["python", "experiments/pgx_example.py", *(sys.argv[1:] if argv is None else argv)]
-        )
-        write_csv(args.csv, rows, command, _example_version(args.example))
+        write_csv(args.csv, rows, sys.argv[1:] if argv is None else argv, _example_version(args.example))
     differing = [row for row in rows if row["equal"] != "yes"]
     print(f"{len(rows) - len(differing)} of {len(rows)} entries equal")
     return 1 if differing else 0

@@ -17,16 +17,15 @@ renders ``docs/testing.md``'s table from it.
 from __future__ import annotations
 
 import argparse
-import csv
-import datetime
 import os
-import platform
 import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import append_rows, provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = [
@@ -47,12 +46,6 @@ TIERS = {
     "integration": ["-m", "integration"],
     "all": [],
 }
-
-
-def _machine() -> str:
-    import jax
-
-    return f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, jax {jax.__version__}"
 
 
 def run_tier(tier: str, cache: Path, workers: int) -> dict[str, str]:
@@ -91,26 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--csv", type=Path, default=ROOT / "docs" / "results" / "test_tiers.csv")
     args = parser.parse_args(argv)
-    command = "python experiments/suite_times.py " + " ".join(sys.argv[1:] if argv is None else argv)
     shared = Path(tempfile.mkdtemp(prefix="gojax-suite-cache-"))
     rows = []
     for i, tier in enumerate(args.tiers):
         cache = shared if args.warm else Path(tempfile.mkdtemp(prefix="gojax-suite-cache-"))
         row = run_tier(tier, cache, args.workers)
         row.update(
-            date=datetime.date.today().isoformat(),
-            machine=_machine(),
-            command=command.strip(),
+            provenance("suite_times.py", argv),
             cache="warm" if args.warm and i > 0 else "empty",  # with --warm, the first run fills it
         )
         rows.append(row)
         print(f"{tier}: {row['tests']} tests in {row['seconds']} s", flush=True)
-    new = not args.csv.exists()
-    with open(args.csv, "a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    append_rows(args.csv, rows, FIELDS)
     return 0
 
 

@@ -26,17 +26,16 @@ results.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import json
 import os
-import platform
 import shlex
 import subprocess
 import sys
 
 import jax
 import numpy as np
+from provenance import append_rows, provenance
 
 import gojax
 from gojax import alphazero as az
@@ -90,18 +89,6 @@ def _train(run_dir: str, flags: str, core: int, args: argparse.Namespace) -> sub
         f.write(flags)
     log = open(run_dir + ".log", "w")  # the child writes it; closed when this process exits
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-
-
-def _cpu_model() -> str:
-    """The processor's model name (``/proc/cpuinfo``), or the machine type."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
 
 
 _RECIPE = (
@@ -199,38 +186,34 @@ def main() -> int:
             gnugo[arm] = result.wins
             print(f"{arm} against GNU Go level {args.level}: {result}")
 
-    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    machine = f"{os.cpu_count()} cores, {_cpu_model()}"
-    command = "python experiments/train_ab.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
-    os.makedirs(os.path.dirname(args.csv) or ".", exist_ok=True)
-    new = not os.path.exists(args.csv)
-    with open(args.csv, "a", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        if new:
-            writer.writeheader()
-        for arm in ("a", "b"):
-            c = counters[arm]
-            writer.writerow(
-                {
-                    "date": date,
-                    "machine": machine,
-                    "command": command,
-                    "arm": arm,
-                    "flags": _recipe(flags[arm], c["config"]),
-                    "minutes": c["config"]["minutes"],
-                    "positions": c["positions"],
-                    "games": c["games"],
-                    "final_loss": "" if c.get("final_loss") is None else f"{c['final_loss']:.3f}",
-                    "h2h_games": h2h.num_games,
-                    "h2h_score_b": f"{h2h.score:.3f}",
-                    "h2h_low": f"{low:.3f}",
-                    "h2h_high": f"{high:.3f}",
-                    "h2h_elo_b": f"{h2h.elo:.0f}" if np.isfinite(h2h.elo) else str(h2h.elo),
-                    "gnugo_level": args.level if gnugo else "",
-                    "gnugo_wins": gnugo.get(arm, ""),
-                    "gnugo_games": args.gnugo_games if gnugo else "",
-                }
-            )
+    # The date with the time: it tells apart the runs of one day (experiments/report.py keeps the day).
+    common = {
+        **provenance("train_ab.py"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    rows = []
+    for arm in ("a", "b"):
+        c = counters[arm]
+        rows.append(
+            {
+                **common,
+                "arm": arm,
+                "flags": _recipe(flags[arm], c["config"]),
+                "minutes": c["config"]["minutes"],
+                "positions": c["positions"],
+                "games": c["games"],
+                "final_loss": "" if c.get("final_loss") is None else f"{c['final_loss']:.3f}",
+                "h2h_games": h2h.num_games,
+                "h2h_score_b": f"{h2h.score:.3f}",
+                "h2h_low": f"{low:.3f}",
+                "h2h_high": f"{high:.3f}",
+                "h2h_elo_b": f"{h2h.elo:.0f}" if np.isfinite(h2h.elo) else str(h2h.elo),
+                "gnugo_level": args.level if gnugo else "",
+                "gnugo_wins": gnugo.get(arm, ""),
+                "gnugo_games": args.gnugo_games if gnugo else "",
+            }
+        )
+    append_rows(args.csv, rows, FIELDS)
     print(f"wrote {args.csv}")
     return 0
 
