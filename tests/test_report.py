@@ -137,3 +137,32 @@ def test_mutation_records_count_each_outcome():
     ]
     counts = record.count(results, pending=2)
     assert counts == {"mutants": 8, "killed": 3, "survived": 1, "incompetent": 1, "skipped": 1, "pending": 2}
+
+
+@pytest.fixture(scope="module")
+def provenance():
+    spec = importlib.util.spec_from_file_location("provenance", ROOT / "experiments" / "provenance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_rows_command_names_paths_inside_the_repository_relative_to_it(provenance):
+    inside, outside = ROOT / "docs" / "results" / "a b.csv", "/elsewhere/x.csv"
+    command = provenance.command("x.py", ["--csv", str(inside), f"--out={inside}", outside, "-n", "2"])
+    assert (
+        command
+        == f"python experiments/x.py --csv 'docs/results/a b.csv' '--out=docs/results/a b.csv' {outside} -n 2"
+    )
+    row = provenance.provenance("x.py", [], packages=("no-such-distribution",))
+    assert row["command"] == "python experiments/x.py" and row["date"][:2] == "20"
+    assert "cores" in row["machine"] and ", jax " in row["machine"] and "no-such" not in row["machine"]
+
+
+def test_rows_are_appended_under_one_header(provenance, tmp_path):
+    path = tmp_path / "new" / "rows.csv"
+    provenance.append_rows(path, [{"a": 1, "b": 2}], ["a", "b"])
+    provenance.append_rows(path, [{"a": 3, "b": 4}, {"a": 5, "b": 6}], ["a", "b"])
+    assert path.read_text().splitlines() == ["a,b", "1,2", "3,4", "5,6"]
+    with pytest.raises(ValueError):
+        provenance.append_rows(path, [{"a": 1, "c": 2}], ["a", "b"])
