@@ -395,6 +395,51 @@ def test_hand_positions_agree_with_the_reference(diagram):
     np.testing.assert_array_equal(got["v7"], ref_calculate_area(grid, False, True, True, True))
 
 
+# Every point is black's or white's: two pass-alive chains, each with its one-point eyes.
+SETTLED = """
+. X X O . O .
+X X X O O O O
+. X X O . O .
+X X X O O O O
+. X X O . O .
+X X X O O O O
+. X X O . O .
+"""
+
+
+def settled_fn(config):
+    return _settled_fn(config, _native.available())
+
+
+@functools.cache
+def _settled_fn(config, native):
+    return jax.jit(functools.partial(F.settled, config))
+
+
+def ref_settled(grid, suicide):
+    """Every point a pass-alive stone or pass-alive territory, and no stone in a territory."""
+    stones, territory = ref_pass_alive(grid, suicide)
+    owned = stones | territory
+    return bool((owned[0] | owned[1]).all() and not (territory & (grid != 0)[None]).any())
+
+
+def test_a_settled_board_and_boards_that_are_not():
+    settled = settled_fn(SMALL)
+    assert bool(settled(gojax.from_ascii(SMALL, SETTLED)))
+    # A two-point territory stays settled empty; a white stone in it (dead, but on the board) is not.
+    two_point = SETTLED.strip().splitlines()
+    two_point[-1] = ". . X O . O ."
+    assert bool(settled(gojax.from_ascii(SMALL, "\n".join(two_point))))
+    two_point[-1] = "O . X O . O ."
+    assert not bool(settled(gojax.from_ascii(SMALL, "\n".join(two_point))))
+    # Open areas: the empty board, one living chain beside an unclaimed board.
+    assert not bool(settled(gojax.init(SMALL)))
+    assert not bool(settled(gojax.from_ascii(SMALL, TWO_EYES)))
+    # A settled board scores what its marked area says (Tromp-Taylor counts the same points).
+    grid = np.asarray(gojax.board(SMALL, gojax.from_ascii(SMALL, SETTLED)))
+    assert ref_calculate_area(grid, False).astype(bool).all()
+
+
 # --------------------------------------------------------------------------- random positions
 
 
@@ -452,3 +497,13 @@ def test_positions_where_the_iteration_matters(nine_by_nine_boards):
         np.testing.assert_array_equal(got[0], want_stones, err_msg=f"stones, board {i}")
         np.testing.assert_array_equal(got[1], want_territory, err_msg=f"territory, board {i}")
     assert deep >= 3, deep
+
+
+@pytest.mark.parametrize("config", [NINE, NINE_SUICIDE], ids=["no-suicide", "suicide"])
+def test_settled_matches_the_reference_on_random_positions(config, nine_by_nine_boards):
+    settled = settled_fn(config)
+    boards = nine_by_nine_boards + random_positions(config, games=4, seed=5)
+    seen = [ref_settled(grid, config.suicide) for grid in boards]
+    for i, (grid, want) in enumerate(zip(boards, seen, strict=True)):
+        assert bool(settled(gojax.from_board(config, grid))) == want, f"board {i}"
+    assert any(seen) and not all(seen), seen  # both kinds occur

@@ -363,6 +363,44 @@ def test_resignation_loses_and_is_checked(network):
         az.SelfPlaySettings(resign_threshold=1.5)
 
 
+# 5x5, every point settled: a black chain with three one-point eyes, a white one with three.
+SETTLED_5X5 = """
+. X O . O
+X X O O O
+. X O . O
+X X O O O
+. X O . O
+"""
+
+
+@pytest.mark.parametrize("end_settled", [True, False])
+def test_a_settled_game_ends_scored_as_it_stands(network, end_settled):
+    graphdef, variables = network
+    settings = az.SelfPlaySettings(search=az.SearchSettings(num_simulations=4), end_settled=end_settled)
+    play = jax.jit(functools.partial(az.selfplay, CONFIG, settings, graphdef, num_moves=1))
+    start = gojax.from_ascii(CONFIG, SETTLED_5X5)
+    actor = az.selfplay_init(CONFIG, BATCH)
+    actor = dataclasses.replace(actor, games=jax.tree.map(lambda x: jnp.stack([x] * BATCH), start))
+    buffer = az.replay_init(BATCH * CONFIG.move_cap, 5, CHANNELS.num_channels)
+    actor, buffer, stats = play(variables, actor, buffer, jax.random.PRNGKey(5))
+    host = jax.device_get(actor)
+    if not end_settled:  # played on: no game over after one move
+        assert int(stats.games) == 0 == int(stats.settled)
+        assert (np.asarray(host.games.move_number) == 1).all()
+        return
+    # Black's move (a pass, or one of its own eyes: the board stays settled) ends every game.
+    assert int(stats.games) == BATCH == int(stats.settled) and int(stats.truncated) == 0
+    assert (np.asarray(host.games.move_number) == 0).all()  # reset for the next game
+    for b in range(BATCH):
+        state = gojax.step(CONFIG, start, int(host.last_moves[b, 0]))
+        grid = np.asarray(gojax.board(CONFIG, state))
+        margin = ref_area_difference(grid) - CONFIG.komi  # an independent Tromp-Taylor count
+        assert float(host.last_score[b]) == margin and float(host.last_result[b]) == np.sign(margin)
+        assert bool(buffer.ready[b]) and float(buffer.value[b]) == np.sign(margin)  # black's row: its result
+    with pytest.raises(TypeError, match="end_settled"):
+        az.SelfPlaySettings(end_settled=1)
+
+
 def _sample(rows: int, size: int = 5, seed: int = 0) -> az.ReplaySample:
     rng = np.random.default_rng(seed)
     points = size * size

@@ -77,7 +77,7 @@ from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._player import network_evaluator
 from gojax.alphazero._replay import ReplayBuffer, replay_finish, replay_write
 from gojax.alphazero._sharding import DATA_AXIS
-from gojax.features import Observation, basic_planes
+from gojax.features import Observation, basic_planes, settled
 from gojax.mcts import MIXED_POLICIES, MixedEvaluator, SearchSettings, black_result_if_ended, search
 from gojax.playouts import ownership
 
@@ -118,6 +118,12 @@ class SelfPlaySettings:
         playout (:class:`gojax.mcts.MixedEvaluator`; 0: the network alone).
       playout_policy: that playout's policy, one of
         :data:`gojax.mcts.MIXED_POLICIES`.
+      end_settled: a game ends as soon as its board is settled
+        (:func:`gojax.features.settled`: every point a pass-alive stone or
+        in pass-alive territory, no stone inside a territory), scored by
+        Tromp-Taylor area as it stands - the score both players passing
+        would give it - instead of being played on to two passes or the
+        move cap.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -133,6 +139,7 @@ class SelfPlaySettings:
     root_value_weight: float = 0.0
     playout_weight: float = 0.0
     playout_policy: str = "heavy"
+    end_settled: bool = False
 
     def __post_init__(self):
         if not isinstance(self.search, SearchSettings):
@@ -153,6 +160,8 @@ class SelfPlaySettings:
                 f"SelfPlaySettings.playout_policy must be one of {MIXED_POLICIES}, "
                 f"got {self.playout_policy!r}"
             )
+        if not isinstance(self.end_settled, bool):
+            raise TypeError(f"SelfPlaySettings.end_settled must be a bool, got {self.end_settled!r}")
 
     @property
     def cheap_search(self) -> SearchSettings:
@@ -209,6 +218,8 @@ class SelfPlayStats:
       games: games finished.
       black_wins, white_wins, draws: their results.
       truncated: finished games stopped by the move cap (scored by area).
+      settled: finished games ended on a settled board
+        (:attr:`SelfPlaySettings.end_settled`; scored by area).
       resigned: finished games that a player resigned.
       resign_checks: finished games without resignation in which a player
         would have resigned.
@@ -223,6 +234,7 @@ class SelfPlayStats:
     white_wins: jax.Array
     draws: jax.Array
     truncated: jax.Array
+    settled: jax.Array
     resigned: jax.Array
     resign_checks: jax.Array
     false_resigns: jax.Array
@@ -338,6 +350,14 @@ def _play(config, settings, actor, action, value):
     return after, resigned, would_resign
 
 
+def _end_settled(config, settings, after):
+    """``(after, settled)``: the games whose board is settled, marked over (``end_settled``; else none)."""
+    if not settings.end_settled:
+        return after, jnp.zeros_like(after.done)
+    now = jax.vmap(functools.partial(settled, config))(after) & ~after.done
+    return after.replace(terminated=after.terminated | now), now
+
+
 def _rows(mask: jax.Array, like: jax.Array) -> jax.Array:
     """``mask`` (``[B]``) broadcast against ``like`` (``[B, ...]``)."""
     return mask.reshape(mask.shape + (1,) * (like.ndim - 1))
@@ -369,6 +389,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
     rows = actor.rows.at[slot, ply].set(new_rows)
     moves = actor.moves.at[slot, ply].set(action.astype(jnp.int16))
     after, resigned, would_resign = _play(config, settings, actor, action, output.value)
+    after, settled_now = _end_settled(config, settings, after)
     moves = jnp.where(resigned[:, None] & (jnp.arange(moves.shape[1]) == ply[:, None]), -1, moves)
     ended = after.done
     buffer, black_result, margin, written = _finish_games(
@@ -400,6 +421,7 @@ def _one_move(config, settings, graphdef, variables, constrain, carry, key):
         white_wins=count(ended & (black_result < 0)),
         draws=count(ended & (black_result == 0)),
         truncated=count(ended & after.truncated),
+        settled=count(ended & settled_now),
         resigned=count(ended & resigned),
         resign_checks=count(checked),
         false_resigns=count(false_resign),

@@ -22,7 +22,7 @@ numbers to copy.
 * KataGo v7-style planes and global features (a ``(planes, globals)`` pair):
   :func:`katago_planes`, with the :class:`MoveHistory` of the last 5 actions
   (:func:`last_moves`), and Benson's pass-alive chains and area
-  (:func:`pass_alive`, :func:`pass_alive_area`) (``_katago.py``,
+  (:func:`pass_alive`, :func:`pass_alive_area`, :func:`settled`) (``_katago.py``,
   ``_katago_moves.py``, ``ladders/_katago.py``, ``_benson.py``).
 
 Adding a module: import its public names below and add them to ``__all__``
@@ -43,7 +43,7 @@ from gojax.features._alphago_zero import (
     alphago_zero_planes,
 )
 from gojax.features._basic import BASIC_CHANNELS, BASIC_NUM_CHANNELS, BasicChannels, basic_planes
-from gojax.features._benson import PassAlive, pass_alive, pass_alive_area
+from gojax.features._benson import PassAlive, pass_alive, pass_alive_area, settled
 from gojax.features._blocks import (
     Chains,
     MoveOutcomes,
@@ -160,6 +160,7 @@ __all__ = [
     "pass_alive_area",
     "register_observation",
     "self_atari_size",
+    "settled",
     "stack_planes",
     "turns_since",
     "turns_since_planes",

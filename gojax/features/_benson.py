@@ -25,9 +25,11 @@ about a colour ``pla`` (black, then white) and its opponent ``opp``:
   count for ``pla``. Nothing is marked when ``pla`` has no stone at all.
 
 :func:`pass_alive` returns pass-alive stones and territory per colour;
-:func:`pass_alive_area` merges both colours into one ``int8[N, N]`` map as
-KataGo's ``Board::calculateArea`` does, with its three options (``False``
-each by default, which gives the pure pass-alive area):
+:func:`settled` tells a finished board (every point a pass-alive stone or in
+pass-alive territory, no stone inside a territory); :func:`pass_alive_area`
+merges both colours into one ``int8[N, N]`` map as KataGo's
+``Board::calculateArea`` does, with its three options (``False`` each by
+default, which gives the pure pass-alive area):
 
 * ``safe_big_territories``: also mark regions with no ``opp`` stone that
   border only pass-alive ``pla`` chains, however large.
@@ -73,7 +75,7 @@ from gojax.features._chains import (
     _views,
 )
 
-__all__ = ["PassAlive", "pass_alive", "pass_alive_area"]
+__all__ = ["PassAlive", "pass_alive", "pass_alive_area", "settled"]
 
 
 class PassAlive(NamedTuple):
@@ -256,3 +258,29 @@ def pass_alive_area(
         stones = jnp.where(grid[0], 1, jnp.where(grid[1], 2, 0))
         area = jnp.where(area == 0, stones, area)
     return area.astype(jnp.int8).reshape(size, size)
+
+
+def settled(config: GoConfig, state: GoState) -> jax.Array:
+    """``bool[]``: the board is settled - nothing left to play for.
+
+    Every point is a pass-alive stone or a point of pass-alive territory
+    (:func:`pass_alive`), and no territory holds a stone (a territory is then
+    an empty region bordered by its owner alone). Both players passing there
+    end the game with the Tromp-Taylor area score it already has, and play
+    changes that score only while the other player lets it: a stone played
+    in the other colour's territory cannot make a living group there (the
+    owner takes it at will), one played in the mover's own territory fills
+    it, and no pass-alive chain can be captured. So self-play may end a
+    settled game at once, scored as it stands (``end_settled``). ``False``
+    for a board with no stone.
+
+    Args:
+      config: the rules.
+      state: one game; only its stones are read.
+    """
+    marks = _both_colours(config, state)
+    grid = bb.to_grid(state.stones, config.size).reshape(2, config.num_points)
+    owned = marks.alive | marks.small  # [2, P]
+    covered = jnp.all(owned[0] | owned[1])
+    stones_in_territory = jnp.any(marks.small & (grid[0] | grid[1])[None])
+    return covered & ~stones_in_territory

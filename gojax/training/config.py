@@ -83,6 +83,11 @@ class TrainConfig:
         "(their policy targets train); the others get --cheap-simulations (1: every move in full)",
     )
     cheap_simulations: int = _field(6, "simulations of the moves not searched in full")
+    end_settled: bool = _field(
+        False,
+        "end a self-play game once its board is settled (every point a pass-alive stone or in pass-alive "
+        "territory, no stone inside a territory), scored by area as it stands",
+    )
     resign_threshold: float = _field(
         0.0, "resign a self-play game when the search's root value is below minus this (0: never)"
     )
@@ -285,6 +290,7 @@ class TrainConfig:
             root_value_weight=self.root_value_weight,
             playout_weight=self.playout_weight,
             playout_policy=self.playout_policy,
+            end_settled=self.end_settled,
         )
 
     def optimizer_config(self) -> OptimizerConfig:

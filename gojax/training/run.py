@@ -264,6 +264,7 @@ class TrainingRun:
             new_games=int(stats.games),
             mean_length=int(stats.length) / max(int(stats.games), 1),
             black_win_rate=int(stats.black_wins) / max(int(stats.games), 1),
+            settled=int(stats.settled),
             resigned=int(stats.resigned),
             false_resign_rate=counters.false_resigns / max(counters.resign_checks, 1),
             selfplay_s=played - start,
@@ -305,6 +306,7 @@ class TrainingRun:
         counters.white_wins += int(stats.white_wins)
         counters.draws += int(stats.draws)
         counters.truncated += int(stats.truncated)
+        counters.settled += int(stats.settled)
         counters.resigned += int(stats.resigned)
         counters.resign_checks += int(stats.resign_checks)
         counters.false_resigns += int(stats.false_resigns)

@@ -53,6 +53,7 @@ class Counters:
       train_steps: optimizer steps done.
       positions: self-play positions searched.
       games, black_wins, white_wins, draws, truncated: finished self-play games and their results.
+      settled: finished games ended on a settled board (``end_settled``).
       resigned: finished games that a player resigned.
       resign_checks, false_resigns: games without resignation in which a player
         would have resigned, and those of them that player won.
@@ -75,6 +76,7 @@ class Counters:
     white_wins: int = 0
     draws: int = 0
     truncated: int = 0
+    settled: int = 0
     resigned: int = 0
     resign_checks: int = 0
     false_resigns: int = 0
