@@ -18,14 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-experiments/results/device}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-if compgen -G ".whl/*.whl" > /dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
-fi
-export PYTHONPATH=$PWD:${PYTHONPATH:-}
-python3 -c "import jax; print('JAX', jax.__version__, jax.devices())" 2>&1 | tee "$OUT/devices.txt"
+source experiments/device_setup.sh
 if [ "$#" -eq 0 ]; then
   set -- --sizes 9 19 --batches 1 1024 16384 65536 --steps 64 --repeats 3 --engines gojax goenv pgx --pgx-max-batch 16384
 fi

@@ -18,14 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-experiments/results/device_training}
 MINUTES=${MINUTES:-4}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-if compgen -G ".whl/*.whl" > /dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
-fi
-export PYTHONPATH=$PWD:${PYTHONPATH:-}
-python3 -c "import jax; print('JAX', jax.__version__, jax.devices())" 2>&1 | tee "$OUT/devices.txt"
+source experiments/device_setup.sh
 recipe=(--batch 1024 --train-batch 4096 --blocks 6 --channels 128 --replay-capacity 524288 --min-replay 65536)
 python3 experiments/train.py --run-dir "$OUT/run" --minutes "$MINUTES" "${recipe[@]}" \
   --eval-every 0 --final-eval-games 0 --checkpoint-every 60 --no-progress "$@" 2>&1 | tee "$OUT/train.log"
