@@ -22,6 +22,7 @@ from gojax.env import GoEnv
 # name -> (function, channels, needs history): what the docs promise for the built-in presets.
 PRESETS = {
     "basic": (features.basic_planes, 15, False),
+    "basic_ladders": (features.basic_ladder_planes, 17, False),
     "alphago_zero": (None, 17, True),
     "pgx": (None, 17, True),
     "alphago": (None, 48, True),
@@ -130,7 +131,7 @@ def test_every_registered_observation_has_its_declared_shape():
         shape = jax.eval_shape(batched, states, hists)
         assert shape.shape == (8, size, size, channels), name
         # basic is the AlphaZero network's input, computed at every search expansion.
-        assert shape.dtype == (jnp.float32 if name == "basic" else jnp.bool_), name
+        assert shape.dtype == (jnp.float32 if name.startswith("basic") else jnp.bool_), name
         if name in ("basic", "alphago_zero", "pgx"):  # values too (the ladder presets take long to compile)
             planes = np.asarray(jax.jit(batched)(states, hists))
             assert np.isin(planes, [0, 1]).all(), f"{name} is declared binary"
@@ -140,6 +141,45 @@ def test_every_registered_observation_has_its_declared_shape():
     assert planes.shape == (8, size, size, katago.channels(config)) and globals_.shape[0] == 8
     assert planes.dtype == jnp.bool_ and globals_.dtype == jnp.float32
     assert katago.channels(config) == features.KATAGO_CHANNELS.num_channels
+
+
+# White's stone at (2, 3) has two liberties, (2, 4) and (3, 3): with Black to move, either atari
+# starts a ladder that Black's stones around it win (ladder captures there). White's stone at
+# (6, 3) is in atari: with White to move, extending to (5, 3) gives it three liberties (an escape).
+LADDER = """
+. . . . . . .
+. . . X . . .
+. . X O . . .
+. . . . X . .
+. . . . . . .
+. . . . . . .
+. . X O X . .
+"""
+
+
+def test_basic_ladders_are_the_basic_planes_and_the_two_ladder_planes():
+    config = gojax.GoConfig(size=7)
+
+    @jax.jit
+    def planes(state):
+        return (
+            features.basic_ladder_planes(config, state),
+            features.basic_planes(config, state),
+            features.ladder_capture_plane(config, state),
+            features.ladder_escape_plane(config, state),
+        )
+
+    marked = {}
+    for colour in (gojax.BLACK, gojax.WHITE):
+        state = gojax.from_ascii(config, LADDER, to_play=colour)
+        both, basic, capture, escape = map(np.asarray, planes(state))
+        assert both.shape == (7, 7, features.BASIC_LADDERS_NUM_CHANNELS) and both.dtype == np.float32
+        np.testing.assert_array_equal(both[..., :15], basic)
+        np.testing.assert_array_equal(both[..., 15], capture)
+        np.testing.assert_array_equal(both[..., 16], escape)
+        marked[colour] = [sorted(map(tuple, np.argwhere(both[..., c]).tolist())) for c in (15, 16)]
+    assert marked[gojax.BLACK] == [[(2, 4), (3, 3)], []]
+    assert marked[gojax.WHITE] == [[], [(5, 3)]]
 
 
 def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):

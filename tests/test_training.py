@@ -630,6 +630,35 @@ def test_config_builds_the_parts_of_a_run_in_one_place():
         training.TrainConfig(eval_games=3)
     with pytest.raises(ValueError, match="unknown opponents"):
         training.TrainConfig(eval_opponents=("gnugo",))
+    assert config.observation_spec().name == "basic" and selfplay.observe is az.basic_planes
+    ladders = config.replace(observation="basic_ladders")
+    assert ladders.selfplay_settings().observe is gojax.features.basic_ladder_planes
+    usable = r"\['basic', 'basic_ladders'"
+    with pytest.raises(ValueError, match=r"'alphago' reads more than the position .*" + usable):
+        training.TrainConfig(observation="alphago")
+    with pytest.raises(ValueError, match=r"'ladders' is not registered"):
+        training.TrainConfig(observation="ladders")
+
+
+def test_a_run_trains_and_saves_the_network_of_its_observation(tmp_path):
+    """``--observation basic_ladders``: the network reads 17 planes, self-play stores them, and the
+    saved network names its observation, so that the GTP engine's players compute the same planes."""
+    from gojax import gtp
+    from gojax.gtp._players import player_levels
+
+    settings = {**TINY_SETTINGS, "size": 5, "komi": 0.5, "train_steps": 1}
+    cfg = training.TrainConfig(**settings, observation="basic_ladders", run_dir=str(tmp_path / "run"))
+    run = training.TrainingRun(cfg, resume=False)
+    try:
+        assert run.state.buffer.planes.shape[-1] == gojax.features.BASIC_LADDERS_NUM_CHANNELS == 17
+        while run.counters.train_steps == 0 and run.counters.iteration < 4:  # training waits for a game
+            run.iteration()
+        assert run.counters.games > 0 and run.counters.train_steps == 1
+        path = run.save_network()
+    finally:
+        run.close()
+    levels, size = player_levels(gtp.PlayerSpec("policy", checkpoint=path))
+    assert size == 5 and levels[0].make(cfg.rules()).observe is gojax.features.basic_ladder_planes
 
 
 def test_resume_keeps_the_saved_settings_but_the_resumable_ones(tmp_path, capsys):

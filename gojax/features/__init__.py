@@ -6,13 +6,14 @@ by channel in ``docs/features.md``; channel positions are named constants, not
 numbers to copy.
 
 * The observation registry (``_registry.py``): :data:`OBSERVATIONS` maps a
-  name (``"basic"``, ``"alphago_zero"``, ``"pgx"``, ``"alphago"``,
+  name (``"basic"``, ``"basic_ladders"``, ``"alphago_zero"``, ``"pgx"``, ``"alphago"``,
   ``"alphago_value"``, ``"katago"``) to an :class:`ObservationSpec` - the
   function, its channel count, whether it reads the board history; :func:`observation` looks a name up,
   :func:`register_observation` adds your own. The environment, the dataset
   builder, AlphaZero and the GTP engine all pick their planes here by name.
 * ``"basic"``, 15 planes of the position alone (AlphaZero's input):
-  :func:`basic_planes`, :data:`BASIC_CHANNELS` (``_basic.py``).
+  :func:`basic_planes`, :data:`BASIC_CHANNELS` (``_basic.py``); ``"basic_ladders"``, those and
+  two ladder planes (captures, escapes): :func:`basic_ladder_planes`.
 * AlphaGo Zero, 17 planes: :func:`alphago_zero_planes`, with the
   :class:`BoardHistory` of the last 8 boards it reads
   (:func:`history_init`, :func:`history_push`) and :data:`AGZ_CHANNELS`
@@ -42,7 +43,14 @@ from gojax.features._alphago_zero import (
     AlphaGoZeroChannels,
     alphago_zero_planes,
 )
-from gojax.features._basic import BASIC_CHANNELS, BASIC_NUM_CHANNELS, BasicChannels, basic_planes
+from gojax.features._basic import (
+    BASIC_CHANNELS,
+    BASIC_LADDERS_NUM_CHANNELS,
+    BASIC_NUM_CHANNELS,
+    BasicChannels,
+    basic_ladder_planes,
+    basic_planes,
+)
 from gojax.features._benson import PassAlive, pass_alive, pass_alive_area, settled
 from gojax.features._blocks import (
     Chains,
@@ -104,6 +112,7 @@ __all__ = [
     "ALPHAGO_NUM_CHANNELS",
     "ALPHAGO_VALUE_NUM_CHANNELS",
     "BASIC_CHANNELS",
+    "BASIC_LADDERS_NUM_CHANNELS",
     "BASIC_NUM_CHANNELS",
     "HISTORY_LENGTH",
     "KATAGO_CHANNELS",
@@ -127,6 +136,7 @@ __all__ = [
     "PassAlive",
     "alphago_planes",
     "alphago_zero_planes",
+    "basic_ladder_planes",
     "basic_planes",
     "capture_size",
     "chain_labels",

@@ -26,8 +26,16 @@ import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
 from gojax.features import _blocks
+from gojax.features.ladders import ladder_capture_plane, ladder_escape_plane
 
-__all__ = ["BASIC_CHANNELS", "BASIC_NUM_CHANNELS", "BasicChannels", "basic_planes"]
+__all__ = [
+    "BASIC_CHANNELS",
+    "BASIC_LADDERS_NUM_CHANNELS",
+    "BASIC_NUM_CHANNELS",
+    "BasicChannels",
+    "basic_ladder_planes",
+    "basic_planes",
+]
 
 _LIBERTY_LEVELS = 3  # one-hot liberties 1, 2, 3+
 
@@ -79,6 +87,8 @@ BASIC_CHANNELS = BasicChannels(
     ones=8 + 2 * _LIBERTY_LEVELS,
     num_channels=BASIC_NUM_CHANNELS,
 )
+BASIC_LADDERS_NUM_CHANNELS = BASIC_NUM_CHANNELS + 2
+"""Channels of :func:`basic_ladder_planes`: the 15 basic planes, ladder captures, ladder escapes."""
 
 
 def _point_plane(config: GoConfig, point: jax.Array) -> jax.Array:
@@ -116,3 +126,33 @@ def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Arr
         constant,
         dtype=dtype,
     )
+
+
+def basic_ladder_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Array:
+    """The ``"basic_ladders"`` observation of ONE game: :func:`basic_planes` and two ladder planes.
+
+    Channels 0-14 are :func:`basic_planes`; channel 15 the mover's legal
+    moves that capture an opponent chain by ladder
+    (:func:`gojax.features.ladder_capture_plane`), channel 16 the mover's
+    legal moves that save a chain in atari from a ladder
+    (:func:`gojax.features.ladder_escape_plane`). Like the basic planes it
+    reads the :class:`gojax.GoState` alone, so a search can compute it at
+    every node.
+
+    Args:
+      config: the rules.
+      state: the position.
+      dtype: output dtype (every value is 0 or 1).
+
+    Returns:
+      ``dtype[N, N, 17]``.
+    """
+    legal = _blocks.legal_plane(config, state)
+    ladders = jnp.stack(
+        [
+            ladder_capture_plane(config, state, legal=legal),
+            ladder_escape_plane(config, state, legal=legal),
+        ],
+        axis=-1,
+    )
+    return jnp.concatenate([basic_planes(config, state, jnp.bool_), ladders], axis=-1).astype(dtype)

@@ -60,7 +60,12 @@ from gojax._core.rules import init
 from gojax._core.types import GoConfig, GoState
 from gojax.features._alphago import ALPHAGO_NUM_CHANNELS, ALPHAGO_VALUE_NUM_CHANNELS, alphago_planes
 from gojax.features._alphago_zero import AGZ_NUM_CHANNELS, alphago_zero_planes
-from gojax.features._basic import BASIC_NUM_CHANNELS, basic_planes
+from gojax.features._basic import (
+    BASIC_LADDERS_NUM_CHANNELS,
+    BASIC_NUM_CHANNELS,
+    basic_ladder_planes,
+    basic_planes,
+)
 from gojax.features._board_history import BoardHistory, history_init
 from gojax.features._katago import katago_planes
 
@@ -238,6 +243,13 @@ register_observation(
     num_channels=BASIC_NUM_CHANNELS,
     binary=True,
     description="15 planes of the position alone: stones, liberties 1/2/3+, legal, ko, last move, colour",
+)
+register_observation(
+    "basic_ladders",
+    basic_ladder_planes,
+    num_channels=BASIC_LADDERS_NUM_CHANNELS,
+    binary=True,
+    description="17 planes of the position alone: the 15 basic planes, ladder captures and ladder escapes",
 )
 register_observation(
     "alphago_zero",

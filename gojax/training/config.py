@@ -20,12 +20,11 @@ from gojax._core.types import GoConfig, KoRule
 from gojax.alphazero import (
     LossWeights,
     NetworkConfig,
-    Observation,
     OptimizerConfig,
     SearchSettings,
     SelfPlaySettings,
-    basic_planes,
 )
+from gojax.features import OBSERVATIONS, ObservationSpec, observation
 
 __all__ = ["OPPONENTS", "TrainConfig"]
 
@@ -63,6 +62,11 @@ class TrainConfig:
     blocks: int = _field(3, "residual blocks of the network")
     channels: int = _field(32, "convolution channels of the network")
     global_pooling: bool = _field(True, "global pooling bias in every second residual block (KataGo)")
+    observation: str = _field(
+        "basic",
+        "the network's input planes, an observation of the position alone (gojax.features.OBSERVATIONS): "
+        "basic (15 planes) or basic_ladders (those and ladder captures and escapes)",
+    )
     simulations: int = _field(
         32, "search simulations per move in evaluation, and of the full searches of self-play"
     )
@@ -229,6 +233,7 @@ class TrainConfig:
                     f"TrainConfig.{name} has unknown opponents {unknown}; choose from {OPPONENTS}"
                 )
         # The parts validate their own fields.
+        self.observation_spec()
         self.rules()
         self.network_config()
         self.loss_weights()
@@ -277,12 +282,32 @@ class TrainConfig:
         """The agent's search in evaluation games and against GNU Go: no PUCT noise, its Gumbel scale."""
         return self.search_settings().for_play().replace(gumbel_scale=self.eval_gumbel_scale)
 
-    def selfplay_settings(self, observe: Observation = basic_planes) -> SelfPlaySettings:
+    def observation_spec(self) -> ObservationSpec:
+        """The network's observation (:func:`gojax.features.observation` of :attr:`observation`).
+
+        Raises:
+          ValueError: for a name that is not registered, or an observation
+            that reads the board history or gives global features (a search
+            computes its planes from each node's state alone).
+        """
+        if not isinstance(self.observation, str):
+            raise TypeError(f"TrainConfig.observation must be a name, got {self.observation!r}")
+        usable = sorted(k for k, v in OBSERVATIONS.items() if not (v.needs_history or v.with_globals))
+        spec = observation(self.observation) if self.observation in OBSERVATIONS else None
+        if spec is None or spec.name not in usable:
+            why = "is not registered" if spec is None else "reads more than the position (history or globals)"
+            raise ValueError(
+                f"TrainConfig.observation {self.observation!r} {why}; a search computes its planes "
+                f"from each node's state alone: choose one of {usable}"
+            )
+        return spec
+
+    def selfplay_settings(self) -> SelfPlaySettings:
         """How self-play searches and chooses its moves."""
         return SelfPlaySettings(
             search=self.search_settings(),
             explore_moves=self.explore_moves,
-            observe=observe,
+            observe=self.observation_spec().observe,
             full_search_fraction=self.full_search_fraction,
             cheap_simulations=self.cheap_simulations,
             resign_threshold=self.resign_threshold,

@@ -27,7 +27,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from gojax import alphazero as az
-from gojax.features import observation
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.config import TrainConfig
 from gojax.training.distributed import checksum, collective_bytes, same_network_everywhere
@@ -67,13 +66,13 @@ class TrainingRun:
         self.batch = _global(cfg.batch, cfg.batch_per_device, devices, "batch")
         self.train_batch = _global(cfg.train_batch, cfg.train_batch_per_device, devices, "train_batch")
         self.rules = cfg.rules()
-        self.observation = observation("basic")  # the name checkpoints record (observe_name)
+        self.observation = cfg.observation_spec()  # its name is what checkpoints record (observe_name)
         observe = self.observation.observe
         channels = self.observation.channels(self.rules)
         az.check_capacity(cfg.replay_capacity, self.batch, self.rules.move_cap, slots=True)
         positions = self.batch * cfg.moves_per_iteration
         self.train_steps = cfg.train_steps or max(1, round(cfg.reuse * positions / self.train_batch))
-        self.settings = cfg.selfplay_settings(observe)
+        self.settings = cfg.selfplay_settings()
         self.net_config = cfg.network_config()
         optimizer = az.make_optimizer(cfg.optimizer_config())
         self.graphdef, self.state = self._initial_state(channels, optimizer)
