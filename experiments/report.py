@@ -456,6 +456,37 @@ def distributed_cpu(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cost_model(rows: list[dict[str, str]]) -> str:
+    """What a ply of whole random games costs the rules, counted, and the accelerator model's moves/s
+    (``experiments/cost_model.py``)."""
+    lines = [
+        "| board | loops a ply | trips a ply: a game, median / p99 | the batch's, median / p99 "
+        "| kernels: once / a loop trip (mean) | bytes a game and ply "
+        "| predicted moves/s at 16k / 32k / 64k games | bound at 64k |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        rates = " / ".join(
+            f"{float(r[k]) / 1e6:.1f}M" for k in ("predicted_16k", "predicted_32k", "predicted_64k")
+        )
+        lines.append(
+            f"| {r['size']}x{r['size']} | {r['loops_per_ply']} "
+            f"| {float(r['game_trips_median']):.0f} / {float(r['game_trips_p99']):.0f} "
+            f"| {float(r['batch_trips_median']):.0f} / {float(r['batch_trips_p99']):.0f} "
+            f"| {r['kernels_once']} / {float(r['kernels_per_trip']):.1f} | {int(r['bytes_per_game']):,} "
+            f"| {rates} | {r['bound_64k']} |"
+        )
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"Counted over {first['plies']} plies of {first['batch']} whole random games; the model's "
+        f"constants: {first['launch_us']} us a kernel, {first['trip_sync_us']} us a loop trip's "
+        f"predicate copy, {float(first['bandwidth_gbs']):,.0f} GB/s at {float(first['efficiency']):.0%}. "
+        + _sources(rows)
+    )
+    return "\n".join(lines) + "\n"
+
+
 def gtp_start(rows: list[dict[str, str]]) -> str:
     """The GTP engine's start with a warm compilation cache, per revision."""
     lines = [
@@ -637,6 +668,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
     "distributed_cpu": distributed_cpu,
+    "cost_model": cost_model,
     "feature_speed": feature_speed,
     "ffi_speed": ffi_speed,
     "goenv_ratio": goenv_ratio,

@@ -65,6 +65,7 @@ FIGURES = {
     "benchmark_cpu": "rate",
     "benchmark_cpu_detail": "compile_s",
     "classic_players_9x9": "wins",
+    "cost_model": "predicted_16k",
     "distributed_cpu": "positions_per_s",
     "feature_speed": "boards_per_s",
     "ffi_speed": "us_per_call",
