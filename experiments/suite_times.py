@@ -10,7 +10,8 @@ Each tier runs in a fresh ``pytest`` process with ``-n 2 --dist loadfile``
 the second run on the cache the first filled).
 Appends one row per run to the CSV (date, machine, command, tier, tests,
 failed, seconds, cache, load average before and after; a run
-with failing tests is timed too, and says so); ``experiments/report.py``
+with failing tests is timed too, says so, and prints their names);
+``experiments/report.py``
 renders ``docs/testing.md``'s table from it.
 """
 
@@ -52,7 +53,8 @@ def run_tier(tier: str, cache: Path, workers: int) -> dict[str, str]:
     """Runs one tier; its row (without date, machine and command)."""
     env = {**os.environ, "CI": "true", "JAX_COMPILATION_CACHE_DIR": str(cache)}
     env.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")  # what tests/conftest.py sets
-    argv = [sys.executable, "-m", "pytest", "-q", "-n", str(workers), "--dist", "loadfile", *TIERS[tier]]
+    argv = [sys.executable, "-m", "pytest", "-q", "-rf", "-n", str(workers), "--dist", "loadfile"]
+    argv += TIERS[tier]
     load_before = f"{os.getloadavg()[0]:.1f}"
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -62,7 +64,8 @@ def run_tier(tier: str, cache: Path, workers: int) -> dict[str, str]:
     if done.returncode != 0 and not failed:  # not a run of the tests (a collection or usage error)
         raise SystemExit(f"suite_times: the {tier} tier did not run: {summary}")
     if failed:
-        print(f"suite_times: {tier}: {summary}", file=sys.stderr)
+        names = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+        print(f"suite_times: {tier}: {summary}", *names, sep="\n", file=sys.stderr)
     return {
         "tier": tier,
         "tests": str(int(passed[1] if passed else 0) + int(failed[1] if failed else 0)),
