@@ -138,9 +138,10 @@ def test_rules_features_and_env_run_under_shard_map(batch):
             jax.random.split(jax.random.PRNGKey(5), BATCH),
         ),
     }
-    # pgx's and AlphaGo's value observations are alphago_zero's and alphago's with one more plane.
+    # pgx's and AlphaGo's value observations are alphago_zero's and alphago's with one more plane;
+    # basic_ladders and basic_komi are basic's planes and alphago's ladder planes, or a constant.
     for name, spec in features.OBSERVATIONS.items():
-        if name in ("pgx", "alphago_value"):
+        if name in ("pgx", "alphago_value", "basic_ladders", "basic_komi"):
             continue
         observe = functools.partial(spec, CONFIG)
         if spec.needs_history:

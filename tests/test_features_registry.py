@@ -23,6 +23,7 @@ from gojax.env import GoEnv
 PRESETS = {
     "basic": (features.basic_planes, 15, False),
     "basic_ladders": (features.basic_ladder_planes, 17, False),
+    "basic_komi": (features.basic_komi_planes, 16, False),
     "alphago_zero": (None, 17, True),
     "pgx": (None, 17, True),
     "alphago": (None, 48, True),
@@ -48,7 +49,8 @@ def test_lookup_returns_the_registered_specs():
     for name, (function, channels, history) in PRESETS.items():
         spec = features.observation(name)
         assert spec is features.OBSERVATIONS[name] and spec.name == name
-        assert spec.num_channels == channels and spec.needs_history is history and spec.binary
+        assert spec.num_channels == channels and spec.needs_history is history
+        assert spec.binary is (name != "basic_komi") and spec.reads_komi is (name == "basic_komi")
         if function is not None:
             assert spec.observe is function
         assert features.observation(spec) is spec  # a spec is passed through
@@ -56,7 +58,7 @@ def test_lookup_returns_the_registered_specs():
         observe = features.observation(name).observe
         assert observe.func is function and observe.keywords == keywords, name
     katago = features.observation("katago")
-    assert katago.with_globals and katago.needs_history
+    assert katago.with_globals and katago.needs_history and katago.reads_komi
 
 
 def test_unknown_name_is_an_error_listing_the_known_ones():
@@ -180,6 +182,22 @@ def test_basic_ladders_are_the_basic_planes_and_the_two_ladder_planes():
         marked[colour] = [sorted(map(tuple, np.argwhere(both[..., c]).tolist())) for c in (15, 16)]
     assert marked[gojax.BLACK] == [[(2, 4), (3, 3)], []]
     assert marked[gojax.WHITE] == [[], [(5, 3)]]
+
+
+def test_basic_komi_is_the_basic_planes_and_the_komi_of_the_player_to_move():
+    config = gojax.GoConfig(size=7)
+
+    @jax.jit
+    def planes(state, komi):  # komi as data: one compiled function for every komi
+        return features.basic_komi_planes(config.with_komi(komi), state), features.basic_planes(config, state)
+
+    for colour, sign in ((gojax.BLACK, -1.0), (gojax.WHITE, 1.0)):
+        state = gojax.from_ascii(config, LADDER, to_play=colour)
+        for komi, shown in ((7.5, 7.5), (-3.0, -3.0), (0.0, 0.0), (1000.0, 69.0)):  # clipped at P + 20
+            both, basic = map(np.asarray, planes(state, jnp.float32(komi)))
+            assert both.shape == (7, 7, features.BASIC_KOMI_NUM_CHANNELS) and both.dtype == np.float32
+            np.testing.assert_array_equal(both[..., :15], basic)
+            np.testing.assert_allclose(both[..., 15], np.full((7, 7), sign * shown / 20.0, np.float32))
 
 
 def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):

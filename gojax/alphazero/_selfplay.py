@@ -51,6 +51,12 @@ when the game ends a win of that player counts as a **false resignation**
 rate at which resignation would have lost a won game). A resigned game's
 ownership and score targets are those of the board as it stands.
 
+**Komi per slot** (KataGo's komi randomization): ``selfplay_init(...,
+komi=...)`` gives each slot its own komi (``SelfPlayState.komi``), kept for
+every game the slot plays; its games are scored, and their observations
+made, at that komi. :func:`selfplay_sharded` plays them (it plays each game
+alone, at its own komi).
+
 Games that are still running when ``T`` moves have been played continue in the
 next call (their state is part of :class:`SelfPlayState`); their rows stay
 not ready until they end. The replay buffer must hold at least ``B`` times the
@@ -70,6 +76,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from gojax._core import checks
 from gojax._core.rules import init, reset_if_done, resign, step
@@ -194,6 +201,8 @@ class SelfPlayState:
       no_resign: ``bool[B]`` games that never resign (to check resignation).
       would_resign: ``int8[B]`` in those games, the colour (1 black, 2
         white) that would have resigned first; 0 none yet.
+      komi: ``float32[B]`` the komi of each slot's games; ``None``: the
+        config's komi in every slot.
     """
 
     games: GoState
@@ -205,6 +214,7 @@ class SelfPlayState:
     last_truncated: jax.Array
     no_resign: jax.Array
     would_resign: jax.Array
+    komi: jax.Array | None = None
 
 
 @jax.tree_util.register_dataclass
@@ -245,16 +255,34 @@ def _fresh_games(config: GoConfig, batch: int) -> GoState:
     return jax.vmap(lambda _: init(config))(jnp.arange(batch))
 
 
-def selfplay_init(config: GoConfig, batch_size: int) -> SelfPlayState:
+def selfplay_init(config: GoConfig, batch_size: int, komi: Any = None) -> SelfPlayState:
     """``B = batch_size`` new games on the empty board.
+
+    Args:
+      config: the rules.
+      batch_size: ``B``, the game slots.
+      komi: ``float32[B]``, each slot's komi for all its games
+        (:func:`selfplay_sharded` plays them); ``None``: ``config.komi``.
 
     Raises:
       TypeError: if ``batch_size`` is not an int.
-      ValueError: if ``batch_size`` is below 1.
+      ValueError: if ``batch_size`` is below 1, or ``komi`` is not ``B``
+        finite numbers.
     """
     batch_size = checks.integer(batch_size, "batch_size", least=1)
+    if komi is not None:
+        if not isinstance(komi, jax.Array):  # host values: checked here
+            komi = np.asarray(komi, np.float32)
+            if not np.all(np.isfinite(komi)):
+                raise ValueError(f"selfplay_init: every komi must be a finite number, got {komi}")
+        komi = jnp.asarray(komi, jnp.float32)
+        if komi.shape != (batch_size,):
+            raise ValueError(
+                f"selfplay_init: komi must hold one komi per slot, shape ({batch_size},), got {komi.shape}"
+            )
     cap = config.move_cap
     return SelfPlayState(
+        komi=komi,
         games=_fresh_games(config, batch_size),
         rows=jnp.zeros((batch_size, cap), jnp.int32),
         moves=jnp.full((batch_size, cap), -1, jnp.int16),
@@ -470,6 +498,11 @@ def selfplay(
       ValueError: for a ringed buffer that does not have ``B`` rings of ``L + 1`` rows.
     """
     batch, cap = actor.rows.shape
+    if actor.komi is not None:
+        raise ValueError(
+            "selfplay plays every game at config.komi; games with a komi per slot "
+            "(selfplay_init(..., komi=...)) are played by selfplay_sharded"
+        )
     if buffer.slots is not None and (buffer.slots != batch or buffer.capacity < cap + 1):
         raise ValueError(
             f"a replay buffer of {buffer.slots} rings of {buffer.capacity} rows does not fit {batch} games "
@@ -486,10 +519,13 @@ def _one_game_each(config, settings, graphdef, variables, actor, buffer, keys, n
 
     def one(game, ring, key):
         single = lambda tree: jax.tree.map(lambda x: x[None], tree)  # noqa: E731
-        game, ring, stats = selfplay(
-            config, settings, graphdef, variables, single(game), single(ring), key, num_moves
+        rules = config if game.komi is None else config.with_komi(game.komi)  # komi as data
+        alone = dataclasses.replace(game, komi=None)
+        alone, ring, stats = selfplay(
+            rules, settings, graphdef, variables, single(alone), single(ring), key, num_moves
         )
-        return jax.tree.map(lambda x: x[0], game), jax.tree.map(lambda x: x[0], ring), stats
+        game = dataclasses.replace(jax.tree.map(lambda x: x[0], alone), komi=game.komi)
+        return game, jax.tree.map(lambda x: x[0], ring), stats
 
     return jax.vmap(one)(actor, buffer, keys)
 

@@ -6,14 +6,15 @@ by channel in ``docs/features.md``; channel positions are named constants, not
 numbers to copy.
 
 * The observation registry (``_registry.py``): :data:`OBSERVATIONS` maps a
-  name (``"basic"``, ``"basic_ladders"``, ``"alphago_zero"``, ``"pgx"``, ``"alphago"``,
+  name (``"basic"``, ``"basic_ladders"``, ``"basic_komi"``, ``"alphago_zero"``, ``"pgx"``, ``"alphago"``,
   ``"alphago_value"``, ``"katago"``) to an :class:`ObservationSpec` - the
   function, its channel count, whether it reads the board history; :func:`observation` looks a name up,
   :func:`register_observation` adds your own. The environment, the dataset
   builder, AlphaZero and the GTP engine all pick their planes here by name.
 * ``"basic"``, 15 planes of the position alone (AlphaZero's input):
   :func:`basic_planes`, :data:`BASIC_CHANNELS` (``_basic.py``); ``"basic_ladders"``, those and
-  two ladder planes (captures, escapes): :func:`basic_ladder_planes`.
+  two ladder planes (captures, escapes): :func:`basic_ladder_planes`; ``"basic_komi"``,
+  those and the komi: :func:`basic_komi_planes`.
 * AlphaGo Zero, 17 planes: :func:`alphago_zero_planes`, with the
   :class:`BoardHistory` of the last 8 boards it reads
   (:func:`history_init`, :func:`history_push`) and :data:`AGZ_CHANNELS`
@@ -45,9 +46,11 @@ from gojax.features._alphago_zero import (
 )
 from gojax.features._basic import (
     BASIC_CHANNELS,
+    BASIC_KOMI_NUM_CHANNELS,
     BASIC_LADDERS_NUM_CHANNELS,
     BASIC_NUM_CHANNELS,
     BasicChannels,
+    basic_komi_planes,
     basic_ladder_planes,
     basic_planes,
 )
@@ -66,6 +69,7 @@ from gojax.features._blocks import (
     liberties_after_move,
     move_outcomes,
     mover_eyes,
+    mover_komi,
     mover_stones,
     one_hot_planes,
     ones,
@@ -112,6 +116,7 @@ __all__ = [
     "ALPHAGO_NUM_CHANNELS",
     "ALPHAGO_VALUE_NUM_CHANNELS",
     "BASIC_CHANNELS",
+    "BASIC_KOMI_NUM_CHANNELS",
     "BASIC_LADDERS_NUM_CHANNELS",
     "BASIC_NUM_CHANNELS",
     "HISTORY_LENGTH",
@@ -136,6 +141,7 @@ __all__ = [
     "PassAlive",
     "alphago_planes",
     "alphago_zero_planes",
+    "basic_komi_planes",
     "basic_ladder_planes",
     "basic_planes",
     "capture_size",
@@ -160,6 +166,7 @@ __all__ = [
     "move_history_push",
     "move_outcomes",
     "mover_eyes",
+    "mover_komi",
     "mover_stones",
     "num_planes",
     "observation",

@@ -13,7 +13,10 @@ numbers)::
 
 It is registered as ``"basic"`` (:func:`gojax.features.observation`). The
 channel table is in ``docs/features.md`` ("AlphaZero basic planes").
-Every plane is 0 or 1. Under the 8 board symmetries the planes of a
+Every plane is 0 or 1. Two variants read the position alone as well:
+:func:`basic_ladder_planes` (``"basic_ladders"``: and two ladder planes) and
+:func:`basic_komi_planes` (``"basic_komi"``: and the komi, for a network that
+plays at any komi). Under the 8 board symmetries the planes of a
 transformed position are the transformed planes (``gojax.symmetry``).
 """
 
@@ -30,9 +33,11 @@ from gojax.features.ladders import ladder_capture_plane, ladder_escape_plane
 
 __all__ = [
     "BASIC_CHANNELS",
+    "BASIC_KOMI_NUM_CHANNELS",
     "BASIC_LADDERS_NUM_CHANNELS",
     "BASIC_NUM_CHANNELS",
     "BasicChannels",
+    "basic_komi_planes",
     "basic_ladder_planes",
     "basic_planes",
 ]
@@ -89,6 +94,8 @@ BASIC_CHANNELS = BasicChannels(
 )
 BASIC_LADDERS_NUM_CHANNELS = BASIC_NUM_CHANNELS + 2
 """Channels of :func:`basic_ladder_planes`: the 15 basic planes, ladder captures, ladder escapes."""
+BASIC_KOMI_NUM_CHANNELS = BASIC_NUM_CHANNELS + 1
+"""Channels of :func:`basic_komi_planes`: the 15 basic planes and the komi."""
 
 
 def _point_plane(config: GoConfig, point: jax.Array) -> jax.Array:
@@ -108,6 +115,11 @@ def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Arr
     Returns:
       ``dtype[N, N, 15]``, channels in the order of :data:`BASIC_CHANNELS`.
     """
+    return _basic(config, state, _blocks.legal_plane(config, state), dtype)
+
+
+def _basic(config: GoConfig, state: GoState, legal: jax.Array, dtype) -> jax.Array:
+    """:func:`basic_planes` given the legal plane (``bool[N, N]``), which other planes read too."""
     mover = _blocks.mover_stones(config, state)
     opponent = _blocks.opponent_stones(config, state)
     libs = _blocks.one_hot_planes(_blocks.liberties(config, state), _LIBERTY_LEVELS)  # [N, N, 3]
@@ -118,7 +130,7 @@ def basic_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Arr
         _blocks.empty_points(config, state),
         libs & mover[..., None],
         libs & opponent[..., None],
-        _blocks.legal_plane(config, state),
+        legal,
         _point_plane(config, state.ko_point),
         _point_plane(config, state.last_move),
         constant & (state.last_move == config.pass_action),
@@ -155,4 +167,27 @@ def basic_ladder_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> 
         ],
         axis=-1,
     )
-    return jnp.concatenate([basic_planes(config, state, jnp.bool_), ladders], axis=-1).astype(dtype)
+    return jnp.concatenate([_basic(config, state, legal, jnp.bool_), ladders], axis=-1).astype(dtype)
+
+
+def basic_komi_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> jax.Array:
+    """The ``"basic_komi"`` observation of ONE game: :func:`basic_planes` and the komi.
+
+    Channels 0-14 are :func:`basic_planes`; channel 15 holds, at every point,
+    the komi for the player to move divided by 20 (``+komi / 20`` when white
+    is to move, ``-komi / 20`` when black is; clipped to ``(P + 20) / 20``), as
+    KataGo's input does. A network trained on games of many komis
+    (``gojax-train --komi-spread``) reads the komi here, so it plays at any
+    komi, the one a GTP ``komi`` command sets included. ``config.komi`` may
+    be data (a ``float32[]`` array; :class:`gojax.GoConfig`).
+
+    Args:
+      config: the rules, with the komi.
+      state: the position.
+      dtype: output dtype: a floating one (the komi plane is not 0 or 1).
+
+    Returns:
+      ``dtype[N, N, 16]``.
+    """
+    komi = jnp.broadcast_to(_blocks.mover_komi(config, state) / 20.0, (config.size, config.size, 1))
+    return jnp.concatenate([basic_planes(config, state, dtype), komi.astype(dtype)], axis=-1)

@@ -69,6 +69,7 @@ __all__ = [
     "liberties_after_move",
     "move_outcomes",
     "mover_eyes",
+    "mover_komi",
     "mover_stones",
     "one_hot_planes",
     "ones",
@@ -132,6 +133,14 @@ def turns_since_planes(config: GoConfig, state: GoState, hist: BoardHistory) -> 
     exact = standing[:-1] & ~standing[1:]  # [7, W]: exactly k + 1 moves old
     planes = bb.to_grid(jnp.concatenate([exact, standing[-1:]]), config.size)  # [8, N, N]
     return jnp.moveaxis(planes, 0, -1)
+
+
+def mover_komi(config: GoConfig, state: GoState) -> jax.Array:
+    """``float32[]``: the komi for the player to move (``+komi`` for white, ``-komi`` for black),
+    clipped to ``[-(P + 20), P + 20]`` (KataGo's input; a komi past the board's area decides nothing more)."""
+    points = config.num_points
+    mine = jnp.where(state.turn == 1, config.komi, -config.komi).astype(jnp.float32)
+    return jnp.clip(mine, -points - 20.0, points + 20.0)
 
 
 def mover_stones(config: GoConfig, state: GoState) -> jax.Array:

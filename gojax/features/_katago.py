@@ -205,8 +205,7 @@ def _komi_parity(self_komi: jax.Array, points: int) -> jax.Array:
 def _globals(config: GoConfig, state: GoState, actions: jax.Array) -> jax.Array:
     """``float32[11]``: the compact global features."""
     points = config.num_points
-    self_komi = jnp.where(state.turn == 1, config.komi, -config.komi).astype(jnp.float32)
-    self_komi = jnp.clip(self_komi, -points - 20.0, points + 20.0)
+    self_komi = _blocks.mover_komi(config, state)
     kind = {"simple": 0.0, "positional": 0.5, "situational": -0.5}[config.ko_rule]
     rules = [float(config.ko_rule != "simple"), kind, float(config.suicide)]
     return jnp.concatenate(

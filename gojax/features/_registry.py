@@ -16,6 +16,9 @@ channel count ``C`` and whether it reads the board history::
 name              C     history  function
 ================  ====  =======  ==============================================
 ``basic``         15    no       :func:`basic_planes` (AlphaZero's default)
+``basic_ladders`` 17    no       :func:`basic_ladder_planes`: and ladder
+                                 captures and escapes
+``basic_komi``    16    no       :func:`basic_komi_planes`: and the komi
 ``alphago_zero``  17    yes      :func:`alphago_zero_planes`, ``bool``
 ``pgx``           17    yes      the same with pgx's colour plane (1 when
                                  white is to move), ``bool``: pgx's observation
@@ -25,8 +28,8 @@ name              C     history  function
                                  11 global features: ``(planes, globals)``
 ================  ====  =======  ==============================================
 
-Every registered preset is *binary* (each value of its planes is 0 or 1);
-those with history return their planes as ``bool``, as pgx's observation
+Every registered preset but ``basic_komi`` is *binary* (each value of its
+planes is 0 or 1); those with history return their planes as ``bool``, as pgx's observation
 is: converting them to ``float32`` (exact) is left to the network's first
 layer (the functions themselves, e.g. :func:`alphago_planes`, take a
 ``dtype``). ``basic``, the AlphaZero network's input, is ``float32``.
@@ -61,8 +64,10 @@ from gojax._core.types import GoConfig, GoState
 from gojax.features._alphago import ALPHAGO_NUM_CHANNELS, ALPHAGO_VALUE_NUM_CHANNELS, alphago_planes
 from gojax.features._alphago_zero import AGZ_NUM_CHANNELS, alphago_zero_planes
 from gojax.features._basic import (
+    BASIC_KOMI_NUM_CHANNELS,
     BASIC_LADDERS_NUM_CHANNELS,
     BASIC_NUM_CHANNELS,
+    basic_komi_planes,
     basic_ladder_planes,
     basic_planes,
 )
@@ -110,6 +115,8 @@ class ObservationSpec:
         ``observe`` gives, and must not depend on ``previous`` for a game
         with no move yet or one that is over. :class:`gojax.env.GoEnv` uses
         it in ``step`` (``katago``: only the board now is read for ladders).
+      reads_komi: the observation shows ``config.komi`` (a network reading
+        it can be trained on games of many komis).
     """
 
     name: str
@@ -120,6 +127,7 @@ class ObservationSpec:
     description: str = ""
     with_globals: bool = False
     from_previous: Callable[..., Any] | None = None
+    reads_komi: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -197,6 +205,7 @@ def register_observation(
     description: str = "",
     with_globals: bool = False,
     from_previous: Callable[..., Any] | None = None,
+    reads_komi: bool = False,
 ) -> ObservationSpec:
     """Registers an observation under ``name`` (see :class:`ObservationSpec` for the arguments).
 
@@ -217,6 +226,7 @@ def register_observation(
         description=description,
         with_globals=with_globals,
         from_previous=from_previous,
+        reads_komi=reads_komi,
     )
     if name in _REGISTRY:
         raise ValueError(f"observation {name!r} is already registered; choose another name")
@@ -250,6 +260,13 @@ register_observation(
     num_channels=BASIC_LADDERS_NUM_CHANNELS,
     binary=True,
     description="17 planes of the position alone: the 15 basic planes, ladder captures and ladder escapes",
+)
+register_observation(
+    "basic_komi",
+    basic_komi_planes,
+    num_channels=BASIC_KOMI_NUM_CHANNELS,
+    reads_komi=True,
+    description="16 planes of the position alone: the 15 basic planes and the mover's komi / 20",
 )
 register_observation(
     "alphago_zero",
@@ -298,4 +315,5 @@ register_observation(
     description="KataGo v7-style planes (compact layout) and global features, as a (planes, globals) pair",
     with_globals=True,
     from_previous=_katago_from_previous,
+    reads_komi=True,
 )

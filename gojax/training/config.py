@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
+import numpy as np
+
 from gojax._core import checks
 from gojax._core.types import GoConfig, KoRule
 from gojax.alphazero import (
@@ -65,7 +67,8 @@ class TrainConfig:
     observation: str = _field(
         "basic",
         "the network's input planes, an observation of the position alone (gojax.features.OBSERVATIONS): "
-        "basic (15 planes) or basic_ladders (those and ladder captures and escapes)",
+        "basic (15 planes), basic_ladders (those and ladder captures and escapes) or basic_komi (the 15 "
+        "and the komi: for --komi-spread)",
     )
     simulations: int = _field(
         32, "search simulations per move in evaluation, and of the full searches of self-play"
@@ -81,6 +84,12 @@ class TrainConfig:
         "node, as the agent's match play does)",
     )
     explore_moves: int = _field(8, "the first moves of each self-play game, sampled from the search policy")
+    komi_spread: float = _field(
+        0.0,
+        "komi randomization (KataGo): each self-play game slot plays the whole run at --komi plus a whole "
+        "number drawn from a normal distribution of this standard deviation (0: every game at --komi); "
+        "needs an observation that shows the komi (basic_komi)",
+    )
     full_search_fraction: float = _field(
         0.25,
         "playout cap randomization (KataGo): the fraction of self-play moves searched with --simulations "
@@ -124,8 +133,10 @@ class TrainConfig:
     train_steps: int | None = _field(None, "training steps per iteration (overrides --reuse)")
     replay_capacity: int = _field(65536, "rows of the replay buffer (at least batch * move cap)")
     min_replay: int = _field(2048, "finished positions in the buffer before training starts")
-    replay_dtype: Literal["uint8", "float16", "float32"] = _field(
-        "uint8", "storage dtype of the planes (uint8 is lossless: every basic plane is 0 or 1)"
+    replay_dtype: Literal["auto", "uint8", "float16", "float32"] = _field(
+        "auto",
+        "storage dtype of the planes (auto: uint8, lossless, for an observation whose planes are all 0 or 1; "
+        "float16 for the others)",
     )
     optimizer: Literal["adamw", "sgd"] = _field("adamw", "optimizer (sgd: Nesterov momentum 0.9)")
     learning_rate: float = _field(2e-3, "peak learning rate (constant after the warm-up)", aliases=("--lr",))
@@ -232,8 +243,21 @@ class TrainConfig:
                 raise ValueError(
                     f"TrainConfig.{name} has unknown opponents {unknown}; choose from {OPPONENTS}"
                 )
+        spread = checks.number(self.komi_spread, "TrainConfig.komi_spread", least=0.0, most=1000.0)
+        object.__setattr__(self, "komi_spread", spread)
+        spec = self.observation_spec()
+        if spread > 0 and not spec.reads_komi:
+            readers = sorted(k for k, v in OBSERVATIONS.items() if v.reads_komi and self._usable(v))
+            raise ValueError(
+                f"TrainConfig.komi_spread {spread} needs a network that sees the komi, and the observation "
+                f"{spec.name!r} does not show it: choose one of {readers}"
+            )
+        if self.replay_dtype == "uint8" and not spec.binary:
+            raise ValueError(
+                f"TrainConfig.replay_dtype 'uint8' would round the planes of the observation {spec.name!r}, "
+                "which are not all 0 or 1: choose float16, float32 or auto"
+            )
         # The parts validate their own fields.
-        self.observation_spec()
         self.rules()
         self.network_config()
         self.loss_weights()
@@ -292,7 +316,7 @@ class TrainConfig:
         """
         if not isinstance(self.observation, str):
             raise TypeError(f"TrainConfig.observation must be a name, got {self.observation!r}")
-        usable = sorted(k for k, v in OBSERVATIONS.items() if not (v.needs_history or v.with_globals))
+        usable = sorted(k for k, v in OBSERVATIONS.items() if self._usable(v))
         spec = observation(self.observation) if self.observation in OBSERVATIONS else None
         if spec is None or spec.name not in usable:
             why = "is not registered" if spec is None else "reads more than the position (history or globals)"
@@ -301,6 +325,25 @@ class TrainConfig:
                 f"from each node's state alone: choose one of {usable}"
             )
         return spec
+
+    @staticmethod
+    def _usable(spec: ObservationSpec) -> bool:
+        """Whether a search can compute ``spec`` at every node: from the position alone."""
+        return not (spec.needs_history or spec.with_globals)
+
+    def replay_storage(self) -> np.dtype:
+        """The dtype of the replay buffer's planes (:attr:`replay_dtype`, ``auto`` resolved)."""
+        if self.replay_dtype == "auto":
+            return np.dtype(np.uint8 if self.observation_spec().binary else np.float16)
+        return np.dtype(self.replay_dtype)
+
+    def slot_komis(self, batch: int) -> np.ndarray | None:
+        """``float32[B]``: the komi of each self-play game slot (:attr:`komi_spread`); ``None`` when
+        every game plays at :attr:`komi`. The same seed gives the same komis."""
+        if self.komi_spread <= 0:
+            return None
+        draws = np.random.default_rng([self.seed, 0x6B6F6D69]).normal(0.0, self.komi_spread, batch)
+        return (self.komi + np.round(draws)).astype(np.float32)
 
     def selfplay_settings(self) -> SelfPlaySettings:
         """How self-play searches and chooses its moves."""

@@ -113,9 +113,9 @@ class TrainingRun:
         def state() -> RunState:
             variables = az.split(build())[1]
             buffer = az.replay_init(
-                cfg.replay_capacity, cfg.size, channels, np.dtype(cfg.replay_dtype), slots=self.batch
+                cfg.replay_capacity, cfg.size, channels, cfg.replay_storage(), slots=self.batch
             )
-            actor = az.selfplay_init(self.rules, self.batch)
+            actor = az.selfplay_init(self.rules, self.batch, komi=cfg.slot_komis(self.batch))
             return RunState(actor, buffer, key, optimizer.init(variables["params"]), variables)
 
         # One compiled call that makes every array in its place on the mesh (eager initialisers
