@@ -3,12 +3,13 @@
 ::
 
     python experiments/distributed_benchmark.py                 # 1x1, 1x2, 2x1 (processes x devices)
-    python experiments/distributed_benchmark.py --layouts 1x1 2x1 --iterations 4 --batch 64
+    python experiments/distributed_benchmark.py --layouts 1x1 2x1 2x1-free --repeats 3
 
 For each layout ``PxD`` it runs ``P`` processes of ``D`` CPU devices each
 (``P > 1``: :func:`gojax.training.run_local_processes`, gloo over the
-loopback interface, each process pinned to its own cores; ``P = 1``: one
-process pinned to ``D`` cores) with the default 9x9 recipe of
+loopback interface, each process pinned to its own ``D`` cores; ``P = 1``:
+one process pinned to ``D`` cores; ``PxD-free``: every process free to run on
+every core, as ``gojax-train --local-processes`` starts them) with the default 9x9 recipe of
 :class:`gojax.training.TrainConfig` and ``--batch`` games in all. Each
 process builds the run (:class:`gojax.training.TrainingRun`), compiles the
 full and the cheap self-play and the training step, then times
@@ -25,6 +26,10 @@ layout) and ``--steps`` training steps. It records, per layout:
   (with anything else using the loopback meanwhile);
 * the load average before and after (the machine may be shared);
 * the date, the machine and the command.
+
+The layouts take turns ``--repeats`` times (1x1, 1x2, 2x1, 1x1, ...), so a
+change of the machine's load meets every layout; a row gives the median run's
+figures and the lowest and highest positions per second.
 
 Results go to ``docs/results/distributed_cpu.csv`` (one row per layout; the
 file is rewritten; ``experiments/report.py`` renders its table in
@@ -52,11 +57,15 @@ FIELDS = [
     "machine",
     "command",
     "layout",
+    "pinned",
     "processes",
     "devices_per_process",
     "batch",
     "iterations",
+    "repeats",
     "positions_per_s",
+    "positions_per_s_low",
+    "positions_per_s_high",
     "selfplay_s_per_iteration",
     "train_step_s",
     "compiled_selfplay_bytes",
@@ -131,16 +140,20 @@ def _worker(args: argparse.Namespace) -> None:
     run.close()
 
 
-def _layout(text: str) -> tuple[int, int]:
-    processes, devices = (int(x) for x in text.lower().split("x"))
-    return processes, devices
+def _layout(text: str) -> tuple[int, int, bool]:
+    """``"PxD"`` or ``"PxD-free"`` -> (processes, devices per process, pinned)."""
+    shape, _, free = text.lower().partition("-")
+    if free not in ("", "free"):
+        raise ValueError(f"a layout is PxD or PxD-free, got {text!r}")
+    processes, devices = (int(x) for x in shape.split("x"))
+    return processes, devices, not free
 
 
 def _measure(layout: str, args: argparse.Namespace) -> dict:
     """Runs one layout in fresh processes; returns its row."""
     from gojax.training import run_local_processes
 
-    processes, devices = _layout(layout)
+    processes, devices, pinned = _layout(layout)
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "row.json")
         flags = [
@@ -156,7 +169,7 @@ def _measure(layout: str, args: argparse.Namespace) -> dict:
         load = os.getloadavg()[0]
         if processes == 1:
             env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
-            cores = set(sorted(os.sched_getaffinity(0))[:devices])
+            cores = set(sorted(os.sched_getaffinity(0))[: devices if pinned else None])
             command = [sys.executable, __file__, *flags]
             status = subprocess.run(
                 command, env=env, preexec_fn=lambda: os.sched_setaffinity(0, cores)
@@ -164,14 +177,27 @@ def _measure(layout: str, args: argparse.Namespace) -> dict:
         else:
             command = [sys.executable, __file__]
             status = run_local_processes(
-                flags, processes, devices, command=command, name="distributed_benchmark.py"
+                flags, processes, devices, pin=pinned, command=command, name="distributed_benchmark.py"
             )
         if status != 0:
             raise RuntimeError(f"layout {layout} failed with status {status}")
         row = json.loads(Path(out).read_text())
-    row.update(layout=layout, processes=processes, devices_per_process=devices, load_before=load)
+    row.update(layout=layout, pinned=pinned, processes=processes, devices_per_process=devices)
+    row["load_before"] = load
     row["load_after"] = os.getloadavg()[0]
     return row
+
+
+def _median_row(runs: list[dict]) -> dict:
+    """The run of median positions per second, with the repeats and the lowest and highest rates."""
+    ordered = sorted(runs, key=lambda r: r["positions_per_s"])
+    rates = [r["positions_per_s"] for r in ordered]
+    return {
+        **ordered[(len(ordered) - 1) // 2],
+        "repeats": len(runs),
+        "positions_per_s_low": rates[0],
+        "positions_per_s_high": rates[-1],
+    }
 
 
 def _rounded(value):
@@ -187,10 +213,18 @@ def _plot(rows: list[dict], path: Path) -> None:
     FigureCanvasAgg(figure)
     axis = figure.add_subplot()
     names = [r["layout"] for r in rows]
-    axis.bar(names, [r["positions_per_s"] for r in rows], color="#4a7fb5")
+    rates = [r["positions_per_s"] for r in rows]
+    spread = [
+        [r["positions_per_s"] - r["positions_per_s_low"] for r in rows],
+        [r["positions_per_s_high"] - r["positions_per_s"] for r in rows],
+    ]
+    axis.bar(names, rates, yerr=spread, capsize=4, color="#4a7fb5")
     axis.set_xlabel("processes x devices per process")
     axis.set_ylabel("self-play positions / s")
-    axis.set_title(f"gojax-train self-play, 9x9 recipe, batch {rows[0]['batch']}, CPU")
+    axis.set_title(
+        f"gojax-train self-play, 9x9 recipe, batch {rows[0]['batch']}, CPU\n"
+        f"median of {rows[0]['repeats']} runs, bars from the lowest to the highest"
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=100)
 
@@ -203,6 +237,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=128, help="self-play games, all processes together")
     parser.add_argument("--iterations", type=int, default=6, help="timed self-play iterations")
     parser.add_argument("--steps", type=int, default=8, help="timed training steps")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each layout, taking turns")
     parser.add_argument("--csv", type=Path, default=RESULTS / "distributed_cpu.csv")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -218,10 +253,14 @@ def main() -> None:
         _worker(args)
         return
     common = provenance("distributed_benchmark.py")
-    rows = []
     for layout in args.layouts:
-        rows.append({**common, **_measure(layout, args)})
-        print(json.dumps(rows[-1]), flush=True)
+        _layout(layout)  # a bad layout fails before any run
+    runs: dict[str, list[dict]] = {layout: [] for layout in args.layouts}
+    for _ in range(args.repeats):
+        for layout in args.layouts:
+            runs[layout].append({**common, **_measure(layout, args)})
+            print(json.dumps(runs[layout][-1]), flush=True)
+    rows = [_median_row(runs[layout]) for layout in args.layouts]
     args.csv.parent.mkdir(parents=True, exist_ok=True)
     with open(args.csv, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)

@@ -434,14 +434,20 @@ def distributed_cpu(rows: list[dict[str, str]]) -> str:
     """``gojax-train``'s self-play and training step per layout of processes x CPU devices, and the bytes
     between the processes (``experiments/distributed_benchmark.py``)."""
     lines = [
-        "| processes x devices | self-play positions/s | s per training step "
+        "| processes x devices | cores | self-play positions/s, median (range) | s per training step "
         "| bytes per self-play call, compiled / loopback | bytes per training step, compiled / loopback "
         "| load average |",
-        "|---|---:|---:|---:|---:|---|",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
     for r in rows:
+        shape = f"{r['processes']}x{r['devices_per_process']}"
+        cores = "a core per device" if r["pinned"] == "True" else "any core"
+        rate = (
+            f"{float(r['positions_per_s']):,.0f} ({float(r['positions_per_s_low']):,.0f}"
+            f"-{float(r['positions_per_s_high']):,.0f})"
+        )
         lines.append(
-            f"| {r['layout']} | {float(r['positions_per_s']):,.0f} | {float(r['train_step_s']):.2f} "
+            f"| {shape} | {cores} | {rate} | {float(r['train_step_s']):.2f} "
             f"| {int(r['compiled_selfplay_bytes']):,} / {float(r['loopback_selfplay_bytes']):,.0f} "
             f"| {int(r['compiled_train_step_bytes']):,} / {float(r['loopback_train_step_bytes']):,.0f} "
             f"| {float(r['load_before']):.1f}-{float(r['load_after']):.1f} |"
@@ -450,7 +456,9 @@ def distributed_cpu(rows: list[dict[str, str]]) -> str:
     lines.append("")
     lines.append(
         f"The default 9x9 recipe, {first['batch']} self-play games in all, {first['iterations']} timed "
-        "iterations; loopback: the bytes received on the loopback interface per self-play iteration "
+        f"iterations, the median of {first['repeats']} runs of each layout taken in turns (the range: the "
+        "slowest and the fastest run); a core per device: every process pinned to as many cores as it has "
+        "devices; loopback: the bytes received on the loopback interface per self-play iteration "
         "and per training step. " + _sources(rows)
     )
     return "\n".join(lines) + "\n"

@@ -5,8 +5,12 @@ The launcher does no JAX work itself. It picks a free TCP port on
 ``gojax-train`` with the same flags plus ``--coordinator 127.0.0.1:PORT
 --num-processes N --process-id I`` and ``--host-devices D`` (each process
 gets ``D`` CPU devices: ``--host-devices`` if given, else an equal share of
-the cores, as many as divide the batches), each pinned to its own share of
-the cores when there are at least ``N``. The processes exchange their
+the cores, as many as divide the batches). The processes share every core
+(the scheduler places them): each one runs threads besides its XLA
+computation (gloo's, the coordination service's, Python's), and pinned to
+a share of the cores they compete with its computation there
+(``pin=True`` pins each process to its share; ``experiments/
+distributed_benchmark.py`` measures both). The processes exchange their
 collectives through gloo over the loopback interface. Process 0's output
 passes through unchanged (its progress bar included); the other processes'
 lines are prefixed ``[process I]``.
@@ -124,7 +128,7 @@ def run_local_processes(
     count: int,
     host_devices: int,
     *,
-    pin: bool = True,
+    pin: bool = False,
     grace: float = 60.0,
     command: Sequence[str] | None = None,
     name: str = "gojax-train",
@@ -135,7 +139,8 @@ def run_local_processes(
       argv: ``gojax-train``'s flags (``--local-processes`` is dropped from them).
       count: ``N``, the processes.
       host_devices: CPU devices per process.
-      pin: give each process its own share of the cores (when there are at least ``N``).
+      pin: give each process its own share of the cores (when there are at least ``N``);
+        ``False``: every process may run on every core.
       grace: seconds the other processes get to stop after one failed.
       command: the program each process runs, given the flags (default
         ``gojax-train``); any program that reads ``--coordinator``,
