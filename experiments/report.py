@@ -464,6 +464,40 @@ def distributed_cpu(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def distributed_loss(rows: list[dict[str, str]]) -> str:
+    """The training loss of the same run in one process and in two, at five of its iterations, and the
+    largest difference over all of them (``experiments/distributed_loss.py``)."""
+    lines = [
+        "| iteration | self-play positions | loss, 1 process x 2 devices | loss, 2 processes x 1 device "
+        "| difference |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    last = len(rows) - 1
+    shown = sorted({round(last * k / 4) for k in range(5)})
+    for i in shown:
+        r = rows[i]
+        one, two = float(r["loss_one_process"]), float(r["loss_two_processes"])
+        lines.append(
+            f"| {r['iteration']} | {int(r['positions']):,} | {one:.4f} | {two:.4f} | {two - one:+.4f} |"
+        )
+    gaps = [abs(float(r["loss_two_processes"]) - float(r["loss_one_process"])) for r in rows]
+    worst = max(range(len(rows)), key=gaps.__getitem__)
+    relative = gaps[worst] / float(rows[worst]["loss_one_process"])
+    if gaps[worst] == 0:
+        largest = "the losses are the same number at every one of them"
+    else:
+        largest = (
+            f"the largest difference of the losses: {gaps[worst]:.4g} ({relative:.2%} of the loss), at "
+            f"iteration {rows[worst]['iteration']}"
+        )
+    lines.append("")
+    lines.append(
+        f"The default 9x9 recipe, both runs from seed 0, {len(rows)} iterations that trained; {largest}. "
+        + _sources(rows)
+    )
+    return "\n".join(lines) + "\n"
+
+
 def cost_model(rows: list[dict[str, str]]) -> str:
     """What a ply of whole random games costs the rules, counted, and the accelerator model's moves/s
     (``experiments/cost_model.py``)."""
@@ -676,6 +710,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
     "distributed_cpu": distributed_cpu,
+    "distributed_loss": distributed_loss,
     "cost_model": cost_model,
     "feature_speed": feature_speed,
     "ffi_speed": ffi_speed,

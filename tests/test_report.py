@@ -67,6 +67,7 @@ FIGURES = {
     "classic_players_9x9": "wins",
     "cost_model": "predicted_16k",
     "distributed_cpu": "positions_per_s",
+    "distributed_loss": "loss_two_processes",
     "feature_speed": "boards_per_s",
     "ffi_speed": "us_per_call",
     "goenv_ratio": "goenv_over_rules",
