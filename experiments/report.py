@@ -498,6 +498,35 @@ def distributed_loss(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def scaling_model(rows: list[dict[str, str]]) -> str:
+    """The modelled cost of a ``gojax-train`` iteration on many GPUs (``experiments/scaling_model.py``)."""
+    lines = [
+        "| board | network | parameters | forward FLOPs a position | an iteration: self-play / training / "
+        "all-reduce | self-play positions/s, all GPUs | all-reduce share | scaling efficiency |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        seconds = " / ".join(f"{float(r[k]):.3f} s" for k in ("selfplay_s", "train_compute_s", "allreduce_s"))
+        lines.append(
+            f"| {r['size']}x{r['size']} | {r['blocks']} x {r['channels']} | {int(r['parameters']):,} "
+            f"| {float(r['forward_flops']) / 1e6:,.0f}M | {seconds} | {float(r['positions_per_s']):,.0f} "
+            f"| {float(r['allreduce_share']):.0%} | {float(r['scaling_efficiency']):.0%} |"
+        )
+    first = rows[0]
+    lines.append("")
+    lines.append(
+        f"{first['gpus']} GPUs, one process each; per GPU {first['batch_per_gpu']} self-play games, "
+        f"{first['train_batch_per_gpu']} training rows a step, {first['steps']} steps and "
+        f"{float(first['evaluations']):g} network evaluations a move (the default recipe). Assumed: "
+        f"{float(first['tflops']):g} effective TFLOP/s a GPU, {float(first['launch_us']):g} us a kernel "
+        f"launch, a ring all-reduce at {float(first['bandwidth_gbs']):g} GB/s and "
+        f"{float(first['latency_us']):g} us a hop; the rules' time from the cost model of "
+        "docs/performance.md. Scaling "
+        "efficiency: positions/s on all GPUs over the GPUs times one GPU's alone. " + _sources(rows)
+    )
+    return "\n".join(lines) + "\n"
+
+
 def cost_model(rows: list[dict[str, str]]) -> str:
     """What a ply of whole random games costs the rules, counted, and the accelerator model's moves/s
     (``experiments/cost_model.py``)."""
@@ -723,6 +752,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "native_vs_xla": native_vs_xla,
     "pgx_example": pgx_example,
     "playout_rate_9x9": playout_rate_9x9,
+    "scaling_model": scaling_model,
     "strength_19x19": strength_19x19,
     "strength_9x9": strength_9x9,
     "strength_gnugo_9x9": strength_gnugo_9x9,
