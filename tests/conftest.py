@@ -15,6 +15,7 @@ Import the helpers as plain functions: ``from conftest import jitted, ref_chain`
 * File modes: :func:`umask` (a block under another umask), :func:`plain_modes` (what ``open()`` gives).
 * The GTP tree-search player, compiled once a session: the fixture :func:`tree_searcher_5x5`.
 * Compilations: :func:`compilations` lists the functions JAX compiles inside a block.
+* Scripts of ``experiments/`` as modules: :func:`experiment_module`.
 * External data and programs: :data:`SGF_DATA`, :func:`gnugo_binary`,
   :func:`sgfmill_grid`, :func:`sgf_moves`, :func:`needs`.
 
@@ -39,9 +40,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -223,6 +226,21 @@ SGF_DATA = Path(os.environ.get("GOJAX_SGF_DATA", Path(__file__).resolve().parent
 
 LETTERS = "abcdefghijklmnopqrstuvwxy"
 """SGF coordinate letters (``aa`` is the top-left point)."""
+
+
+def experiment_module(name: str) -> Any:
+    """The script ``experiments/NAME.py`` loaded as a module (``experiments/`` on ``sys.path`` meanwhile,
+    since the scripts import ``provenance`` from beside them); registered in ``sys.modules`` as ``name``."""
+    folder = Path(__file__).resolve().parents[1] / "experiments"
+    sys.path.insert(0, str(folder))
+    try:
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(folder))
+    return module
 
 
 def needs(module: str) -> Any:

@@ -9,30 +9,19 @@ the outer loop's trips.
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import experiment_module
 
 from gojax._core import loops
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def cost_model():
-    sys.path.insert(0, str(ROOT / "experiments"))  # the script imports provenance from beside it
-    try:
-        spec = importlib.util.spec_from_file_location("cost_model", ROOT / "experiments" / "cost_model.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "experiments"))
-    return module
+    return experiment_module("cost_model")
 
 
 def _nested(n):

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import experiment_module
 
 
 @pytest.fixture(scope="module")
 def benchmark():
-    sys.path.insert(0, str(ROOT / "experiments"))  # the script imports provenance from beside it
-    try:
-        path = ROOT / "experiments" / "distributed_benchmark.py"
-        spec = importlib.util.spec_from_file_location("distributed_benchmark", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "experiments"))
-    return module
+    return experiment_module("distributed_benchmark")
 
 
 def test_layouts_name_processes_devices_and_pinning(benchmark):

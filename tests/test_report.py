@@ -8,21 +8,17 @@ rerunning the script, fails here.
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import experiment_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def report():
-    spec = importlib.util.spec_from_file_location("report", ROOT / "experiments" / "report.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["report"] = module
-    spec.loader.exec_module(module)
-    return module
+    return experiment_module("report")
 
 
 def test_every_table_matches_its_data(report):
