@@ -527,6 +527,24 @@ def scaling_model(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def compile_times(rows: list[dict[str, str]]) -> str:
+    """XLA's compile time of the environment's ``init`` and ``step``, gojax against pgx
+    (``experiments/compile_times.py``)."""
+    seconds = {(r["size"], r["function"], r["engine"]): float(r["median_s"]) for r in rows}
+    lines = ["| board | function | gojax s | pgx s | gojax / pgx |", "|---|---|---:|---:|---:|"]
+    for size, function in dict.fromkeys((r["size"], r["function"]) for r in rows):
+        mine, theirs = seconds[(size, function, "gojax")], seconds[(size, function, "pgx")]
+        lines.append(
+            f"| {size}x{size} | `env.{function}` | {mine:.2f} | {theirs:.2f} | {mine / theirs:.2f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"`jax.jit(f).lower(...).compile()` of one game's function, the median of {rows[0]['repeats']} "
+        "compiles taken in turns, JAX's caches cleared before each. " + _sources(rows)
+    )
+    return "\n".join(lines) + "\n"
+
+
 def cost_model(rows: list[dict[str, str]]) -> str:
     """What a ply of whole random games costs the rules, counted, and the accelerator model's moves/s
     (``experiments/cost_model.py``)."""
@@ -738,6 +756,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "benchmark_cpu": benchmark_cpu,
     "benchmark_cpu_detail": benchmark_cpu_detail,
     "classic_players_9x9": classic_players_9x9,
+    "compile_times": compile_times,
     "distributed_cpu": distributed_cpu,
     "distributed_loss": distributed_loss,
     "cost_model": cost_model,

@@ -61,6 +61,7 @@ FIGURES = {
     "benchmark_cpu": "rate",
     "benchmark_cpu_detail": "compile_s",
     "classic_players_9x9": "wins",
+    "compile_times": "median_s",
     "cost_model": "predicted_16k",
     "distributed_cpu": "positions_per_s",
     "distributed_loss": "loss_two_processes",
