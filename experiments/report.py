@@ -522,7 +522,8 @@ def scaling_model(rows: list[dict[str, str]]) -> str:
         f"launch, a ring all-reduce at {float(first['bandwidth_gbs']):g} GB/s and "
         f"{float(first['latency_us']):g} us a hop; the rules' time from the cost model of "
         "docs/performance.md. Scaling "
-        "efficiency: positions/s on all GPUs over the GPUs times one GPU's alone. " + _sources(rows)
+        "efficiency: positions/s on all GPUs over the GPUs times one GPU's alone. "
+        + _sources(rows).replace("Measured: ", "Computed (a model, no GPU run): ", 1)
     )
     return "\n".join(lines) + "\n"
 
