@@ -572,6 +572,80 @@ def test_training_overfits_a_fixed_batch(network, selfplay_games):
     assert value[-1] < 0.3 * value[0], value[::10]
 
 
+def test_the_moving_average_of_the_variables_weighs_each_step_by_the_decay():
+    """Held at ``v`` for ``k`` steps from ``a``, the average is ``v + decay**k (a - v)`` (a closed form,
+    not the recurrence); dtypes are kept and an integer array is the latest one."""
+    averaged = {
+        "params": {"w": jnp.full((3,), 4.0), "h": jnp.full((2,), 2.0, jnp.float16)},
+        "n": jnp.int32(1),
+    }
+    latest = {"params": {"w": jnp.arange(3.0), "h": jnp.zeros(2, jnp.float16)}, "n": jnp.int32(7)}
+    step = jax.jit(az.average_variables, static_argnums=2)
+    for decay in (0.0, 0.5, 0.9):
+        out = averaged
+        for _ in range(5):
+            out = step(out, latest, decay)
+        np.testing.assert_allclose(
+            out["params"]["w"], np.arange(3.0) + decay**5 * (4.0 - np.arange(3.0)), 1e-6
+        )
+        np.testing.assert_allclose(np.float32(out["params"]["h"]), 2.0 * decay**5 * np.ones(2), 1e-3)
+        assert out["params"]["h"].dtype == jnp.float16 and int(out["n"]) == 7
+    for bad in (1.0, -0.1, float("nan")):  # 1 would never move from the initial weights
+        with pytest.raises(ValueError, match=r"TrainConfig\.average_decay"):
+            training.TrainConfig(average_decay=bad)
+
+
+def test_a_run_saves_evaluates_and_resumes_the_moving_average(tmp_path):
+    """``average_decay``: self-play and the optimizer go on with the latest weights, while the run
+    keeps their moving average - one step per training step - and saves, evaluates, checkpoints and
+    restores the average (an independent running average of the latest weights after each step)."""
+    decay = 0.5
+    settings = {**TINY_SETTINGS, "train_steps": 1, "average_decay": decay}
+    cfg = training.TrainConfig(**settings, run_dir=str(tmp_path / "run"))
+    tree = lambda x: jax.tree.map(np.asarray, jax.device_get(x))  # noqa: E731
+    run = training.TrainingRun(cfg, resume=False)
+    try:
+        expected = tree(run.state.variables)
+        jax.tree.map(np.testing.assert_array_equal, tree(run.state.averaged), expected)
+        while run.counters.train_steps < 3:
+            assert run.counters.iteration < 8, "no training within 8 iterations"
+            before = run.counters.train_steps
+            run.iteration()
+            if run.counters.train_steps > before:  # one step: the average moves toward its weights
+                latest = tree(run.state.variables)
+                expected = jax.tree.map(lambda a, v: decay * a + (1 - decay) * v, expected, latest)
+        jax.tree.map(
+            functools.partial(np.testing.assert_allclose, rtol=1e-5, atol=1e-7),
+            tree(run.state.averaged),
+            expected,
+        )
+        latest = tree(run.state.variables)
+        gap = max(
+            float(np.abs(a - v).max())
+            for a, v in zip(jax.tree.leaves(expected), jax.tree.leaves(latest), strict=True)
+        )
+        assert gap > 1e-3  # the average is not the latest weights
+        seen = []
+        run.evaluator.evaluate = lambda variables, *args, **kwargs: seen.append(tree(variables)) or {}
+        run.evaluate(2)
+        jax.tree.map(np.testing.assert_array_equal, seen[0], tree(run.state.averaged))
+        net, _, _ = az.load_checkpoint(run.save_network())
+        saved = tree(az.split(net)[1])
+        jax.tree.map(np.testing.assert_array_equal, saved["params"], tree(run.state.averaged["params"]))
+        run.save()
+    finally:
+        run.close()
+    resumed = training.TrainingRun(cfg, resume=True)
+    try:
+        jax.tree.map(np.testing.assert_array_equal, tree(resumed.state.averaged), tree(run.state.averaged))
+        jax.tree.map(np.testing.assert_array_equal, tree(resumed.state.variables), latest)
+    finally:
+        resumed.close()
+    (tmp_path / "run" / "config.json").write_text(json.dumps(cfg.to_dict()))  # as train() writes it
+    _, _, variables, _ = training.restore_run(cfg.run_dir)
+    jax.tree.map(np.testing.assert_array_equal, tree(variables), tree(run.state.averaged))
+
+
 # ----------------------------------------------------------------- settings and flags
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "OptimizerConfig",
     "TrainMetrics",
     "augment_batch",
+    "average_variables",
     "loss_fn",
     "make_optimizer",
     "sample_and_train",
@@ -432,3 +433,32 @@ def sample_and_train(
         carry, metrics = jax.lax.scan(one, carry, jax.random.split(key, num_steps), unroll=unroll)
     variables, opt_state = carry
     return variables, opt_state, jax.tree.map(jnp.mean, metrics)
+
+
+def average_variables(averaged: dict[str, Any], variables: dict[str, Any], decay: float) -> dict[str, Any]:
+    """One step of an exponential moving average of the network's variables.
+
+    ``decay * averaged + (1 - decay) * variables`` on every floating-point
+    array (the parameters and BatchNorm's running statistics alike); any
+    other array is taken from ``variables``. After ``k`` steps from ``a`` with
+    the variables held at ``v`` the average is ``v + decay**k * (a - v)``: a
+    weight of about ``1 / (1 - decay)`` steps back. Played instead of the
+    latest weights, an average smooths the noise of the last steps out of a
+    network trained at a constant learning rate (KataGo plays an average of
+    its snapshots).
+
+    Args:
+      averaged: the average so far (a tree of the variables' structure).
+      variables: the latest variables.
+      decay: in ``[0, 1)``; ``0`` gives ``variables``.
+
+    Returns:
+      the new average, of ``averaged``'s structure and dtypes.
+    """
+
+    def mix(old: jax.Array, new: jax.Array) -> jax.Array:
+        if not jnp.issubdtype(new.dtype, jnp.floating):
+            return new
+        return (decay * old.astype(jnp.float32) + (1.0 - decay) * new.astype(jnp.float32)).astype(old.dtype)
+
+    return jax.tree.map(mix, averaged, variables)

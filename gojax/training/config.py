@@ -142,6 +142,12 @@ class TrainConfig:
     learning_rate: float = _field(2e-3, "peak learning rate (constant after the warm-up)", aliases=("--lr",))
     weight_decay: float = _field(1e-4, "decoupled weight decay on kernels")
     warmup_steps: int = _field(50, "linear learning-rate warm-up steps")
+    average_decay: float = _field(
+        0.0,
+        "the saved, evaluated and played network is an exponential moving average of the weights, "
+        "this decay per training step (about 1 / (1 - decay) steps back; self-play plays the latest "
+        "weights); 0: the latest weights",
+    )
     value_weight: float = _field(1.0, "weight of the value loss against the policy loss")
     ownership_weight: float = _field(
         1.5,
@@ -243,6 +249,8 @@ class TrainConfig:
                 raise ValueError(
                     f"TrainConfig.{name} has unknown opponents {unknown}; choose from {OPPONENTS}"
                 )
+        decay = checks.number(self.average_decay, "TrainConfig.average_decay", least=0.0, most=0.9999)
+        object.__setattr__(self, "average_decay", decay)
         spread = checks.number(self.komi_spread, "TrainConfig.komi_spread", least=0.0, most=1000.0)
         object.__setattr__(self, "komi_spread", spread)
         spec = self.observation_spec()

@@ -294,7 +294,8 @@ def _gnugo_rung(run: TrainingRun, say: Callable[[str], Any]) -> None:
 
 
 def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any, Any, Counters]:
-    """The network of a run's latest checkpoint (to evaluate or continue it elsewhere).
+    """The network of a run's latest checkpoint (to evaluate or continue it elsewhere): its moving
+    average of the weights when the run keeps one (``TrainConfig.average_decay``).
 
     Returns:
       ``(config, graphdef, variables, counters)``.
@@ -309,7 +310,7 @@ def restore_run(run_dir: str, devices: int | None = 1) -> tuple[TrainConfig, Any
     try:
         if run.checkpoints.latest_step() is None:
             raise FileNotFoundError(f"no checkpoint in {run_dir}")
-        variables = jax.device_get(run.state.variables)
+        variables = jax.device_get(run.state.network)
     finally:
         run.close()
     return cfg, run.graphdef, variables, dataclasses.replace(run.counters)

@@ -116,13 +116,15 @@ class TrainingRun:
                 cfg.replay_capacity, cfg.size, channels, cfg.replay_storage(), slots=self.batch
             )
             actor = az.selfplay_init(self.rules, self.batch, komi=cfg.slot_komis(self.batch))
-            return RunState(actor, buffer, key, optimizer.init(variables["params"]), variables)
+            averaged = jax.tree.map(jnp.copy, variables) if cfg.average_decay > 0 else None
+            return RunState(actor, buffer, key, optimizer.init(variables["params"]), variables, averaged)
 
         # One compiled call that makes every array in its place on the mesh (eager initialisers
         # dispatch op by op: seconds), which works alike in one process and in several.
         graphdef, _ = az.split(nnx.eval_shape(build))
         batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
-        shardings = RunState(batch_s, batch_s, repl_s, repl_s, repl_s)  # type: ignore[arg-type]
+        averaged_s = repl_s if cfg.average_decay > 0 else None
+        shardings = RunState(batch_s, batch_s, repl_s, repl_s, repl_s, averaged_s)  # type: ignore[arg-type]
         return graphdef, jax.jit(state, out_shardings=shardings)()
 
     def _compiled_steps(self, optimizer: Any) -> tuple[Any, Any]:
@@ -130,9 +132,11 @@ class TrainingRun:
 
         ``play(variables, actor, buffer, key, full)`` is ``(actor, buffer, stats, ready, fewest)``:
         the ready rows of the buffer and of its emptiest sampling group;
-        ``learn(variables, opt_state, buffer, key)`` is :func:`gojax.alphazero.sample_and_train`'s
-        result and a checksum of the new parameters (``uint32[]``, computed by every device
-        from its own copy). Both donate the state they replace.
+        ``learn(variables, opt_state, averaged, buffer, key)`` is ``(variables, opt_state,
+        averaged, metrics, checksum)``: :func:`gojax.alphazero.sample_and_train`'s result, the
+        moving average one step on (``None`` without one) and a checksum of the new parameters
+        (``uint32[]``, computed by every device from its own copy). Both donate the state they
+        replace.
         """
         cfg = self.cfg
         batch_s, repl_s = az.batch_sharding(self.mesh), az.replicated(self.mesh)
@@ -157,7 +161,7 @@ class TrainingRun:
             ready = az.replay_ready_groups(buffer, self.train_batch)
             return actor, buffer, stats, jnp.sum(ready), jnp.min(ready)
 
-        def learn(variables, opt_state, buffer, key):
+        def learn(variables, opt_state, averaged, buffer, key):
             variables, opt_state, metrics = az.sample_and_train(
                 self.graphdef,
                 optimizer,
@@ -171,7 +175,9 @@ class TrainingRun:
                 weights=cfg.loss_weights(),
                 batch_constraint=constrain,
             )
-            return variables, opt_state, metrics, checksum(variables["params"])
+            if averaged is not None:
+                averaged = az.average_variables(averaged, variables, cfg.average_decay)
+            return variables, opt_state, averaged, metrics, checksum(variables["params"])
 
         compiled_play = jax.jit(
             play,
@@ -182,9 +188,9 @@ class TrainingRun:
         )
         compiled_learn = jax.jit(
             learn,
-            in_shardings=(repl_s, repl_s, batch_s, repl_s),
+            in_shardings=(repl_s, repl_s, repl_s, batch_s, repl_s),
             out_shardings=repl_s,
-            donate_argnums=(0, 1),
+            donate_argnums=(0, 1, 2),
         )
         return compiled_play, compiled_learn
 
@@ -215,10 +221,11 @@ class TrainingRun:
             self.metrics.flush()
 
     def save_network(self) -> str:
-        """Writes the current network to ``run_dir/network`` (what players and GTP load); returns the path."""
+        """Writes the current network to ``run_dir/network`` (what players and GTP load: the moving
+        average of the weights when the run keeps one); returns the path."""
         return self.checkpoints.save_network(
             self.graphdef,
-            self.state.variables,
+            self.state.network,
             self.net_config,
             board_size=self.cfg.size,
             observe_name=self.observation.name,
@@ -280,10 +287,11 @@ class TrainingRun:
         """``train_steps`` optimizer steps: the new state, the metrics' means, the parameters' checksums
         (``uint32[steps, local devices]``: each step's, as each of this process's devices computed it)."""
         # One jitted step per call: see sample_and_train on convolution gradients in XLA:CPU loops.
-        variables, opt_state, steps, sums = state.variables, state.opt_state, [], []
+        variables, opt_state, averaged = state.variables, state.opt_state, state.averaged
+        steps, sums = [], []
         for step_key in jax.random.split(key, self.train_steps):
-            variables, opt_state, metrics, checksum_ = self.learn(
-                variables, opt_state, state.buffer, step_key
+            variables, opt_state, averaged, metrics, checksum_ = self.learn(
+                variables, opt_state, averaged, state.buffer, step_key
             )
             steps.append(metrics)
             sums.append([shard.data for shard in checksum_.addressable_shards])
@@ -293,7 +301,8 @@ class TrainingRun:
             f.name: float(np.mean([float(getattr(m, f.name)) for m in metrics]))
             for f in dataclasses.fields(metrics[0])
         }
-        return state.replace(variables=variables, opt_state=opt_state), means, np.asarray(sums, np.uint32)
+        state = state.replace(variables=variables, opt_state=opt_state, averaged=averaged)
+        return state, means, np.asarray(sums, np.uint32)
 
     def _count(self, stats: Any, selfplay_s: float, train_s: float) -> None:
         """Adds an iteration's self-play results and times to the counters."""
@@ -331,7 +340,9 @@ class TrainingRun:
             lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), self.state
         )
         play = self.play.lower(shapes.variables, shapes.actor, shapes.buffer, shapes.key, full).compile()
-        learn = self.learn.lower(shapes.variables, shapes.opt_state, shapes.buffer, shapes.key).compile()
+        learn = self.learn.lower(
+            shapes.variables, shapes.opt_state, shapes.averaged, shapes.buffer, shapes.key
+        ).compile()
         return {
             "exchanged_per_selfplay": collective_bytes(play.as_text()),
             "exchanged_per_train_step": collective_bytes(learn.as_text()),
@@ -362,7 +373,7 @@ class TrainingRun:
         """Plays the network against the baselines ``names`` (default: all); logs and returns the results."""
         start = time.perf_counter()
         key = jax.random.fold_in(jax.random.PRNGKey(self.cfg.seed + 1), self.counters.evals_done)
-        results = self.evaluator.evaluate(self.state.variables, num_games, key, names)
+        results = self.evaluator.evaluate(self.state.network, num_games, key, names)
         self.counters.evals_done += 1
         self.counters.eval_time += time.perf_counter() - start
         for name, r in results.items():

@@ -31,6 +31,9 @@ class RunState:
       key: the run's PRNG key.
       opt_state: the optax optimizer state.
       variables: the network's ``{"params", "batch_stats"}``.
+      averaged: the moving average of ``variables`` that the run saves and
+        evaluates (``TrainConfig.average_decay``), or ``None`` (the latest
+        variables are the network).
     """
 
     actor: az.SelfPlayState
@@ -38,6 +41,12 @@ class RunState:
     key: jax.Array
     opt_state: Any
     variables: Any
+    averaged: Any = None
+
+    @property
+    def network(self) -> Any:
+        """The variables of the network the run saves and evaluates: the average, if kept."""
+        return self.variables if self.averaged is None else self.averaged
 
     def replace(self, **changes: Any) -> RunState:
         """A copy with the given fields replaced."""
