@@ -536,6 +536,51 @@ def test_policy_player_plays_the_networks_best_legal_move(illegal_lover, positio
         az.PolicyPlayer(graphdef, variables, temperature=-1.0)
 
 
+# Black to move with three one-point eyes; White's side of the board is open (first), then a board
+# where Black's eyes are the only empty points (second).
+EYES_AND_ROOM = """
+. X . X .
+X X X X X
+X X X X X
+O O O O O
+. . . . .
+"""
+ONLY_EYES = """
+. X . X .
+X X X X X
+X X X X X
+X X X X X
+X . X . X
+"""
+
+
+def test_policy_player_never_fills_its_own_eyes_unless_told():
+    """A network that ranks the mover's one-point eyes first: the player takes its best other move,
+    passes when the eyes are all that is left, and with ``fill_own_eyes=True`` plays an eye."""
+    net = _net()
+    eyes = [point(0, 0), point(0, 2), point(0, 4), point(4, 1), point(4, 3)]
+    bias = np.zeros(CONFIG.num_actions, np.float32)
+    bias[eyes[:3]] = 40.0  # the eyes of both boards
+    bias[eyes[3:]] = 30.0  # eyes of the second board only: the first's best points that are no eye
+    bias[PASS] = -30.0
+    net.policy_out.kernel[...] = jnp.zeros_like(net.policy_out.kernel[...])
+    net.policy_out.bias[...] = jnp.asarray(bias)
+    graphdef, variables = az.split(net)
+    move = jax.jit(lambda p, s: p(CONFIG, s, jax.random.PRNGKey(0)))
+    room = gojax.from_ascii(CONFIG, EYES_AND_ROOM, to_play=1)
+    only = gojax.from_ascii(CONFIG, ONLY_EYES, to_play=1)
+    spare, fill = (
+        az.PolicyPlayer(graphdef, variables),
+        az.PolicyPlayer(graphdef, variables, fill_own_eyes=True),
+    )
+    assert int(move(spare, room)) == point(4, 1)
+    assert int(move(fill, room)) == point(0, 0)
+    assert int(move(spare, only)) == PASS
+    assert int(move(fill, only)) in eyes
+    with pytest.raises(TypeError, match=r"PolicyPlayer\.fill_own_eyes"):
+        az.PolicyPlayer(graphdef, variables, fill_own_eyes=1)
+
+
 # ------------------------------------------------------------- checkpoints
 
 

@@ -32,6 +32,7 @@ from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
 from gojax.features import Observation, basic_planes
 from gojax.mcts import Evaluator, SearchSettings, search
+from gojax.playouts import own_eyes
 
 __all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "PolicyPlayer", "network_evaluator"]
 
@@ -83,15 +84,21 @@ class PolicyPlayer:
     """Plays the network's most likely legal move: its raw policy, no search.
 
     One game; pass once the game is over. Illegal moves are masked before the
-    choice, so the move is always legal; pass is chosen only when the
-    network ranks it above every legal point. Hashed by identity and a pytree
-    whose only leaves are ``variables``, like :class:`AlphaZeroPlayer`.
+    choice, so the move is always legal, and so are the mover's one-point
+    eyes (:func:`gojax.playouts.own_eyes`), as the searches for play mask
+    them (:meth:`gojax.mcts.SearchSettings.for_play`): a policy that knows no
+    better would otherwise fill its own eyes once the board is settled and
+    its opponent passes, and lose its groups. Pass is chosen only when the
+    network ranks it above every such point, or none is left. Hashed by
+    identity and a pytree whose only leaves are ``variables``, like
+    :class:`AlphaZeroPlayer`.
 
     Attributes:
       graphdef, variables: the network (:func:`split`).
       observe: the network's observation (must match its training).
       temperature: ``0`` plays the most likely move; above ``0`` samples from
         ``softmax(logits / temperature)`` over the legal moves.
+      fill_own_eyes: ``True`` leaves the mover's own eyes to the network's choice.
 
     Raises:
       ValueError: if ``temperature`` is negative.
@@ -101,16 +108,21 @@ class PolicyPlayer:
     variables: Variables
     observe: Observation = basic_planes
     temperature: float = 0.0
+    fill_own_eyes: bool = False
 
     def __post_init__(self):
         if not self.temperature >= 0:
             raise ValueError(f"PolicyPlayer.temperature must be >= 0, got {self.temperature!r}")
+        if not isinstance(self.fill_own_eyes, bool):
+            raise TypeError(f"PolicyPlayer.fill_own_eyes must be a bool, got {self.fill_own_eyes!r}")
 
     def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
         """``int32[]``: the policy's move for ``state`` (one game, no batch axis)."""
         batch = jax.tree.map(lambda x: x[None], state)
         logits, _ = network_evaluator(self.graphdef, self.variables, self.observe)(config, batch, key)
         legal = legal_action_mask(config, state)
+        if not self.fill_own_eyes:
+            legal = legal & ~jnp.pad(own_eyes(config, state), (0, 1))  # pass is never an eye
         masked = jnp.where(legal, logits[0], -jnp.inf)
         if self.temperature > 0:
             action = jax.random.categorical(key, masked / self.temperature)
@@ -120,7 +132,9 @@ class PolicyPlayer:
 
 
 jax.tree_util.register_dataclass(
-    PolicyPlayer, data_fields=["variables"], meta_fields=["graphdef", "observe", "temperature"]
+    PolicyPlayer,
+    data_fields=["variables"],
+    meta_fields=["graphdef", "observe", "temperature", "fill_own_eyes"],
 )
 
 
