@@ -466,6 +466,7 @@ def _lint_imports(cwd: Path, *args: str, path: str = "") -> subprocess.Completed
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.integration  # starts processes
 def test_the_layer_contracts_hold():
     """``lint-imports`` with the contracts of pyproject.toml: the layers of docs/architecture.md."""
     run = _lint_imports(ROOT, path=str(ROOT))
@@ -473,6 +474,7 @@ def test_the_layer_contracts_hold():
     assert "0 broken" in run.stdout
 
 
+@pytest.mark.integration  # starts processes
 def test_a_layer_contract_catches_an_import_upwards(tmp_path):
     """The same contract type on a toy package whose lower layer imports the upper one."""
     for name, text in {
@@ -619,6 +621,7 @@ def test_real_package(check):
     assert not violations, "\n".join(violations)
 
 
+@pytest.mark.integration  # starts processes
 def test_import_gojax_loads_no_heavy_dependency_and_pins_the_public_api():
     code = (
         "import gojax, sys; "
@@ -654,6 +657,7 @@ def _run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.integration  # starts processes
 def test_ci_turns_unexpected_skips_into_failures(tmp_path):
     (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
     (tmp_path / "test_skips.py").write_text(
@@ -724,6 +728,7 @@ def _collect(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.integration  # starts processes
 def test_a_tests_own_tier_marker_wins_and_the_heaviest_files_come_first(tmp_path):
     from conftest import HEAVIEST_FILES, TIERS
 
