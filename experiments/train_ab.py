@@ -99,7 +99,9 @@ _RECIPE = (
     "global_pooling",
     "root_value_weight",
     "fill_own_eyes",
+    "learning_rate",
 )
+_ALIASES = {"learning_rate": ("--lr",)}
 
 
 def _recipe(flags: str, config: dict) -> str:
@@ -109,7 +111,8 @@ def _recipe(flags: str, config: dict) -> str:
         if not isinstance(config[name], bool)
         else f"--{'' if config[name] else 'no-'}{name.replace('_', '-')}"
         for name in _RECIPE
-        if not {f"--{name.replace('_', '-')}", f"--no-{name.replace('_', '-')}"} & set(shlex.split(flags))
+        if not {f"--{name.replace('_', '-')}", f"--no-{name.replace('_', '-')}", *_ALIASES.get(name, ())}
+        & {flag.split("=")[0] for flag in shlex.split(flags)}
     )
     return " ".join(part for part in (flags, shown) if part)
 
