@@ -139,7 +139,7 @@ class TrainConfig:
         "float16 for the others)",
     )
     optimizer: Literal["adamw", "sgd"] = _field("adamw", "optimizer (sgd: Nesterov momentum 0.9)")
-    learning_rate: float = _field(4e-3, "peak learning rate (constant after the warm-up)", aliases=("--lr",))
+    learning_rate: float = _field(2e-3, "peak learning rate (constant after the warm-up)", aliases=("--lr",))
     weight_decay: float = _field(1e-4, "decoupled weight decay on kernels")
     warmup_steps: int = _field(50, "linear learning-rate warm-up steps")
     average_decay: float = _field(
