@@ -237,6 +237,13 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     az.save_checkpoint(tmp_path / "basic", net, net_config, board_size=5, observe_name="basic")
     levels, size = player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic")))
     assert size == 5 and levels[0].make(config).observe is basic
+    mixed, _ = player_levels(
+        gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), playout_weight=0.5)
+    )
+    searches = [level for level in mixed if level.family == "az"]
+    assert searches and all(level.make(config).playout_weight == 0.5 for level in searches)
+    assert all("playout weight 0.5" in level.label for level in searches)
+    assert all(level.make(config).playout_weight == 0.0 for level in levels if level.family == "az")
     az.save_checkpoint(tmp_path / "unknown", net, net_config, board_size=5, observe_name="katago9")
     with pytest.raises(ValueError, match=r"observation is not registered: unknown observation 'katago9'"):
         player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "unknown")))

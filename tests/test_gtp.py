@@ -737,6 +737,14 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args(weights))
     with pytest.raises(ValueError, match="--value-weight: for --player mcts, not 'az'"):
         engine_arguments(build_parser().parse_args(["--player", "az", "--value-weight", "0.5"]))
+    mixed = ["--player", "az", "--checkpoint", "runs/net", "--playout-weight", "0.5"]
+    _, player, _ = engine_arguments(build_parser().parse_args(mixed))
+    assert (player.kind, player.playout_weight) == ("az", 0.5)
+    assert engine_arguments(build_parser().parse_args(mixed[:4]))[1].playout_weight == 0.0
+    with pytest.raises(ValueError, match=r"PlayerSpec\.playout_weight .*1\.5"):
+        engine_arguments(build_parser().parse_args([*mixed[:4], "--playout-weight", "1.5"]))
+    with pytest.raises(ValueError, match="playout_weight is for kind 'az', not 'mcts'"):
+        engine_arguments(build_parser().parse_args(["--playout-weight", "0.5"]))
     batch = ["--playouts-per-leaf", "16", "--leaves-per-batch", "64", "--prior-visits", "40"]
     _, player, _ = engine_arguments(build_parser().parse_args(batch))
     assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64, prior_visits=40.0)

@@ -207,6 +207,24 @@ def test_playout_wins_are_the_same_batched_mapped_and_nested():
         playouts.playout_wins(CONFIG, "random", 50, states, keys)
 
 
+def test_playout_wins_take_komi_as_data():
+    """Inside a jitted function komi may be an argument (``GoConfig.with_komi``, as the GTP engine
+    compiles its players): the results are those of the same komi written in the config, and a komi
+    between two playouts' margins changes the winner."""
+    rng = np.random.default_rng(4)
+    games = [random_game(CONFIG, rng, fill_own_eyes=False)[0] for _ in range(2)]
+    states = stack_states([game[len(game) // k] for game in games for k in (2, 3, 4)])  # 6
+    keys = jax.random.split(jax.random.PRNGKey(5), 6)
+    as_data = jax.jit(lambda s, k, komi: playouts.playout_wins(CONFIG.with_komi(komi), "heavy", 50, s, k))
+    results = {}
+    for komi in (-30.5, 0.0, 0.5, 30.5):
+        written = playouts.playout_wins(CONFIG.with_komi(komi), "heavy", 50, states, keys)
+        results[komi] = np.asarray(as_data(states, keys, jnp.float32(komi)))
+        np.testing.assert_array_equal(results[komi], np.asarray(written))
+    assert np.all(results[-30.5] == 1.0) and np.all(results[30.5] == 0.0)  # 5x5: every margin is within 25
+    assert not np.array_equal(results[-30.5], results[0.5])
+
+
 def test_bad_input_names_the_value():
     states = stack_states([gojax.init(CONFIG)])
     with pytest.raises(TypeError, match="evaluate"):

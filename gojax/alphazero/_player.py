@@ -27,11 +27,12 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from gojax._core import checks
 from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
 from gojax.alphazero._network import Variables, apply
 from gojax.features import Observation, basic_planes
-from gojax.mcts import Evaluator, SearchSettings, search
+from gojax.mcts import MIXED_POLICIES, Evaluator, MixedEvaluator, SearchSettings, search
 from gojax.playouts import own_eyes
 
 __all__ = ["PLAY_SETTINGS", "AlphaZeroPlayer", "PolicyPlayer", "network_evaluator"]
@@ -52,30 +53,57 @@ class AlphaZeroPlayer:
         :meth:`SearchSettings.for_play` for match games: no PUCT noise, the
         most visited move).
       observe: the network's observation (must match its training).
+      playout_weight: AlphaGo's mixed evaluation: above ``0`` the search
+        values a leaf by ``(1 - w) * v + w * r``, ``v`` the network's value
+        and ``r`` the result of one playout from the leaf
+        (:class:`gojax.mcts.MixedEvaluator`); ``0``: the network alone.
+        A playout costs more than the network's batch of one, so a timed
+        player runs fewer simulations, each valued by what the end of the
+        game says as well as by the network.
+      playout_policy: the playouts' policy, one of
+        :data:`gojax.mcts.MIXED_POLICIES` (``"heavy"``: MoGo's priorities and
+        3x3 patterns).
 
     Raises:
       TypeError: if ``settings`` is not a :class:`SearchSettings`.
+      ValueError: for a ``playout_weight`` outside ``[0, 1]`` or an unknown ``playout_policy``.
     """
 
     graphdef: nnx.GraphDef
     variables: Variables
     settings: SearchSettings = PLAY_SETTINGS
     observe: Observation = basic_planes
+    playout_weight: float = 0.0
+    playout_policy: str = "heavy"
 
     def __post_init__(self):
         if not isinstance(self.settings, SearchSettings):
             raise TypeError(f"AlphaZeroPlayer.settings must be a SearchSettings, got {self.settings!r}")
+        weight = checks.number(self.playout_weight, "AlphaZeroPlayer.playout_weight", least=0.0, most=1.0)
+        object.__setattr__(self, "playout_weight", weight)
+        if self.playout_policy not in MIXED_POLICIES:
+            raise ValueError(
+                f"AlphaZeroPlayer.playout_policy must be one of {MIXED_POLICIES}, got {self.playout_policy!r}"
+            )
+
+    def evaluator(self) -> Evaluator:
+        """The search's evaluator: :func:`network_evaluator`, with playouts when ``playout_weight`` > 0."""
+        evaluate = network_evaluator(self.graphdef, self.variables, self.observe)
+        if self.playout_weight > 0.0:
+            return MixedEvaluator(evaluate, self.playout_weight, self.playout_policy)
+        return evaluate
 
     def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
         """``int32[]``: the search's move for ``state`` (one game, no batch axis)."""
         batch = jax.tree.map(lambda x: x[None], state)
-        evaluate = network_evaluator(self.graphdef, self.variables, self.observe)
-        out = search(config, evaluate, batch, key, self.settings)
+        out = search(config, self.evaluator(), batch, key, self.settings)
         return jnp.where(state.done, config.pass_action, out.action[0]).astype(jnp.int32)
 
 
 jax.tree_util.register_dataclass(
-    AlphaZeroPlayer, data_fields=["variables"], meta_fields=["graphdef", "settings", "observe"]
+    AlphaZeroPlayer,
+    data_fields=["variables"],
+    meta_fields=["graphdef", "settings", "observe", "playout_weight", "playout_policy"],
 )
 
 

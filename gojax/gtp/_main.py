@@ -160,6 +160,14 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
         "(--player mcts)",
     )
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
+    player.add_argument(
+        "--playout-weight",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="az: value each leaf by (1 - W) times the network's value plus W times one heavy "
+        "playout's result (AlphaGo's mixed evaluation; default 0: the network alone)",
+    )
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
 
 
@@ -263,6 +271,7 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         search=search,
         seed=args.seed,
         seconds_per_move=args.seconds_per_move or None,
+        playout_weight=args.playout_weight,
     )
     options = EngineOptions(
         name=args.name,

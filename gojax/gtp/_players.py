@@ -113,12 +113,13 @@ def load_network(checkpoint: str) -> tuple[Any, Any, Any, int | None]:
     return graphdef, variables, spec.observe, (int(size) if size is not None else None)
 
 
-def _load_alphazero(checkpoint: str, search: Any):
+def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0):
     """``(make(num_simulations) -> player, board_size, algorithm)`` from an AlphaZero checkpoint.
 
     ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
     (``None``: ``SearchSettings().for_play()``); each level replaces its
-    ``num_simulations``.
+    ``num_simulations``. ``playout_weight`` mixes heavy playouts into the
+    leaves' values (:class:`gojax.alphazero.AlphaZeroPlayer`).
     """
     from gojax import alphazero as az
 
@@ -130,7 +131,9 @@ def _load_alphazero(checkpoint: str, search: Any):
 
     def make(num_simulations: int):
         settings = search.replace(num_simulations=num_simulations)
-        player = az.AlphaZeroPlayer(graphdef, variables, settings, observe=observe)
+        player = az.AlphaZeroPlayer(
+            graphdef, variables, settings, observe=observe, playout_weight=playout_weight
+        )
         return lambda config: player
 
     return make, size, search.algorithm
@@ -188,10 +191,11 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
         levels = [Level("AlphaZero network's policy, no search", _constant(player), "policy"), fast]
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
-        make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search)
+        make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search, spec.playout_weight)
         larger = _doublings(spec.simulations) if spec.seconds_per_move is not None else []
+        mixed = f", playout weight {spec.playout_weight:g}" if spec.playout_weight else ""
         levels = [
-            Level(f"AlphaZero {algorithm} {n} simulations", make(n), "az", n)
+            Level(f"AlphaZero {algorithm} {n} simulations{mixed}", make(n), "az", n)
             for n in larger + smaller(spec.simulations, 2)
         ] + [fast]
     return levels, size

@@ -104,6 +104,11 @@ class PlayerSpec:
         beyond its root Gumbel); ``kind="mcts"``: the
         :class:`gojax.search.TreeSearchSettings` (``None``: the defaults).
       seed: seeds the searches and the fallback moves.
+      playout_weight: ``kind="az"``: AlphaGo's mixed evaluation, each leaf
+        of the search valued by ``(1 - w)`` times the network's value plus
+        ``w`` times the result of one heavy playout
+        (:attr:`gojax.alphazero.AlphaZeroPlayer.playout_weight`); ``0``:
+        the network alone.
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -117,6 +122,7 @@ class PlayerSpec:
     search: SearchSettings | TreeSearchSettings | None = None
     seed: int = 0
     seconds_per_move: float | None = 1.0
+    playout_weight: float = 0.0
 
     def __post_init__(self):
         if self.kind not in PLAYERS:
@@ -137,6 +143,10 @@ class PlayerSpec:
         if self.search is not None and self.kind not in ("az", "mcts"):
             raise ValueError(f"PlayerSpec.search is for kinds 'az' and 'mcts', not {self.kind!r}")
         object.__setattr__(self, "seed", checks.integer(self.seed, "PlayerSpec.seed"))
+        weight = checks.number(self.playout_weight, "PlayerSpec.playout_weight", least=0.0, most=1.0)
+        if weight and self.kind != "az":
+            raise ValueError(f"PlayerSpec.playout_weight is for kind 'az', not {self.kind!r}")
+        object.__setattr__(self, "playout_weight", weight)
         if self.seconds_per_move is not None:
             object.__setattr__(
                 self, "seconds_per_move", _positive(self.seconds_per_move, "PlayerSpec.seconds_per_move")

@@ -234,18 +234,24 @@ def playout_wins(config: GoConfig, policy_name: str, playout_moves: int, starts:
         raise ValueError(
             f"playout_wins runs the light kernel's policies 'light' and 'heavy', got {policy_name!r}"
         )
-    return _pooled_wins(config, policy_name, int(playout_moves))(starts, keys)
+    margin = _pooled_margins(config.static, policy_name, int(playout_moves))(starts, keys)
+    margin = margin - jnp.float32(config.komi)  # komi may be data (GoConfig.with_komi)
+    return jnp.where(margin > 0, 1.0, jnp.where(margin < 0, 0.0, 0.5)).astype(jnp.float32)
 
 
 @functools.cache
-def _pooled_wins(
+def _pooled_margins(
     config: GoConfig, policy_name: str, playout_moves: int
 ) -> Callable[[Any, jax.Array], jax.Array]:
-    """:func:`playout_wins` for static arguments; its batching rule joins ``vmap`` levels into the batch."""
+    """Black's area margin before komi of each playout of :func:`playout_wins` (static arguments).
+
+    Its batching rule joins ``vmap`` levels into one batch of playouts.
+    """
 
     @jax.custom_batching.custom_vmap
     def pooled(starts: GoState, keys: jax.Array) -> jax.Array:
-        return _light_playouts(config, policy_name, playout_moves, 1, starts, keys, 4)[0]
+        owner = _light_playouts(config, policy_name, playout_moves, 1, starts, keys, 4)[2]
+        return jnp.sum(owner, axis=-1)
 
     @pooled.def_vmap
     def rule(
