@@ -116,13 +116,16 @@ def _worker(args: argparse.Namespace) -> None:
     selfplay_s, selfplay_bytes = time.perf_counter() - start, _loopback() - received
     state = run.state
     variables, opt_state, averaged = state.variables, state.opt_state, state.averaged
+    scale = run.lr_scale()
     variables, opt_state, averaged, *_ = run.learn(
-        variables, opt_state, averaged, state.buffer, state.key
+        variables, opt_state, averaged, state.buffer, state.key, scale
     )  # warm
     jax.block_until_ready(variables)
     start, received = time.perf_counter(), _loopback()
     for key in jax.random.split(state.key, args.steps):
-        variables, opt_state, averaged, *_ = run.learn(variables, opt_state, averaged, state.buffer, key)
+        variables, opt_state, averaged, *_ = run.learn(
+            variables, opt_state, averaged, state.buffer, key, scale
+        )
     jax.block_until_ready(variables)
     step_s, step_bytes = time.perf_counter() - start, _loopback() - received
     gather_json(0)  # every process is done before the report

@@ -21,6 +21,7 @@ import csv
 import dataclasses
 import functools
 import json
+import math
 import os
 import re
 import signal
@@ -595,12 +596,50 @@ def test_the_moving_average_of_the_variables_weighs_each_step_by_the_decay():
             training.TrainConfig(average_decay=bad)
 
 
+def test_the_learning_rate_scale_is_a_half_cosine_of_the_run_and_scales_the_update(network, selfplay_games):
+    """``TrainConfig.lr_scale``: 1 at the start, ``final_lr_fraction`` at the end of ``minutes`` or of
+    ``max_iterations``, whichever is the larger share; ``train_step(..., lr_scale=s)`` is the step
+    of the learning rate times ``s``, weight decay included."""
+    cfg = training.TrainConfig(minutes=10, final_lr_fraction=0.1)
+    assert cfg.lr_scale(0, 0) == 1.0 and cfg.lr_scale(10, 0) == pytest.approx(0.1)
+    assert cfg.lr_scale(5, 3) == pytest.approx(0.55) and cfg.lr_scale(20, 0) == pytest.approx(0.1)
+    assert cfg.lr_scale(2.5, 0) == pytest.approx(0.1 + 0.9 * (1 + math.cos(math.pi / 4)) / 2)
+    both = training.TrainConfig(minutes=10, max_iterations=100, final_lr_fraction=0.0)
+    assert both.lr_scale(1, 50) == pytest.approx(0.5)  # iterations are the larger share
+    assert training.TrainConfig(minutes=10).lr_scale(9, 0) == 1.0  # the default: constant
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"TrainConfig\.final_lr_fraction"):
+            training.TrainConfig(final_lr_fraction=bad)
+    graphdef, variables = network
+    _, buffer, _, _ = selfplay_games
+    batch = az.replay_gather(jax.device_put(buffer), np.flatnonzero(buffer.ready)[:16])
+    params = {}
+    for rate, scale in ((1e-2, 0.3), (3e-3, None), (1e-2, None)):
+        optimizer = az.make_optimizer(
+            az.OptimizerConfig(learning_rate=rate, warmup_steps=0, weight_decay=0.1)
+        )
+        step = functools.partial(az.train_step, graphdef, optimizer, lr_scale=scale)
+        params[rate, scale] = jax.jit(step)(variables, optimizer.init(variables["params"]), batch)[0][
+            "params"
+        ]
+    jax.tree.map(
+        functools.partial(np.testing.assert_allclose, rtol=1e-5, atol=1e-7),
+        params[1e-2, 0.3],
+        params[3e-3, None],
+    )
+    moved = jax.tree.leaves(
+        jax.tree.map(lambda a, b: float(jnp.abs(a - b).max()), params[1e-2, 0.3], params[1e-2, None])
+    )
+    assert max(moved) > 1e-4
+
+
 def test_a_run_saves_evaluates_and_resumes_the_moving_average(tmp_path):
     """``average_decay``: self-play and the optimizer go on with the latest weights, while the run
     keeps their moving average - one step per training step - and saves, evaluates, checkpoints and
     restores the average (an independent running average of the latest weights after each step)."""
     decay = 0.5
     settings = {**TINY_SETTINGS, "train_steps": 1, "average_decay": decay}
+    settings.update(final_lr_fraction=0.25, max_iterations=8)  # the learning rate's schedule too
     cfg = training.TrainConfig(**settings, run_dir=str(tmp_path / "run"))
     tree = lambda x: jax.tree.map(np.asarray, jax.device_get(x))  # noqa: E731
     run = training.TrainingRun(cfg, resume=False)
@@ -609,11 +648,13 @@ def test_a_run_saves_evaluates_and_resumes_the_moving_average(tmp_path):
         jax.tree.map(np.testing.assert_array_equal, tree(run.state.averaged), expected)
         while run.counters.train_steps < 3:
             assert run.counters.iteration < 8, "no training within 8 iterations"
-            before = run.counters.train_steps
-            run.iteration()
+            before, done = run.counters.train_steps, run.counters.iteration
+            row = run.iteration()
             if run.counters.train_steps > before:  # one step: the average moves toward its weights
                 latest = tree(run.state.variables)
                 expected = jax.tree.map(lambda a, v: decay * a + (1 - decay) * v, expected, latest)
+                # A half cosine from 1 to 0.25 over the 8 iterations (minutes are the longer budget).
+                assert row["lr_scale"] == pytest.approx(0.25 + 0.75 * (1 + math.cos(math.pi * done / 8)) / 2)
         jax.tree.map(
             functools.partial(np.testing.assert_allclose, rtol=1e-5, atol=1e-7),
             tree(run.state.averaged),

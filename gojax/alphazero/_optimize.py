@@ -332,6 +332,7 @@ def train_step(
     *,
     weights: LossWeights = LossWeights(),
     batch_constraint: Any = None,
+    lr_scale: jax.Array | float | None = None,
 ) -> tuple[dict[str, Any], Any, TrainMetrics]:
     """One optimizer step on one batch (pure; jit it with ``graphdef`` and ``optimizer`` closed over).
 
@@ -346,6 +347,11 @@ def train_step(
       batch_constraint: optional function applied to the batch after
         augmentation (e.g. :func:`gojax.alphazero.constrain_batch` bound to a
         mesh, to split it over devices).
+      lr_scale: ``float32[]`` (may be traced), if given, multiplies the
+        step's update: the learning rate of the optimizer's schedule times
+        this (weight decay included, as optax scales it with the learning
+        rate). A schedule set at run time, e.g. by the fraction of a run's
+        wall time spent (``TrainConfig.final_lr_fraction``).
 
     Returns:
       ``(variables, opt_state, metrics)`` after the update.
@@ -361,6 +367,8 @@ def train_step(
     (_, (batch_stats, metrics)), grads = grad_fn(variables, graphdef, batch, weights)
     grads = grads["params"]
     updates, opt_state = optimizer.update(grads, opt_state, variables["params"])
+    if lr_scale is not None:
+        updates = jax.tree.map(lambda u: (u * lr_scale).astype(u.dtype), updates)
     params = optax.apply_updates(variables["params"], updates)
     metrics = dataclasses.replace(metrics, grad_norm=optax.tree.norm(grads))
     return {"params": params, "batch_stats": batch_stats}, opt_state, metrics
@@ -380,6 +388,7 @@ def sample_and_train(
     weights: LossWeights = LossWeights(),
     batch_constraint: Any = None,
     unroll: bool | int = True,
+    lr_scale: jax.Array | float | None = None,
 ) -> tuple[dict[str, Any], Any, TrainMetrics]:
     """``num_steps`` training steps on batches drawn from the replay buffer, in one ``lax.scan``.
 
@@ -402,6 +411,7 @@ def sample_and_train(
       unroll: ``True``: the steps are traced one after the other (no XLA
         loop; compile time grows with ``num_steps``); otherwise ``lax.scan``
         with this ``unroll``.
+      lr_scale: as :func:`train_step`, for every step.
 
     Returns:
       ``(variables, opt_state, metrics)``; ``metrics`` holds the mean over the steps.
@@ -420,6 +430,7 @@ def sample_and_train(
             augment_key if augment else None,
             weights=weights,
             batch_constraint=batch_constraint,
+            lr_scale=lr_scale,
         )
         return (variables, opt_state), metrics
 

@@ -13,6 +13,7 @@ from it here and nowhere else (:meth:`TrainConfig.rules`,
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -139,9 +140,15 @@ class TrainConfig:
         "float16 for the others)",
     )
     optimizer: Literal["adamw", "sgd"] = _field("adamw", "optimizer (sgd: Nesterov momentum 0.9)")
-    learning_rate: float = _field(2e-3, "peak learning rate (constant after the warm-up)", aliases=("--lr",))
+    learning_rate: float = _field(2e-3, "peak learning rate (reached after the warm-up)", aliases=("--lr",))
     weight_decay: float = _field(1e-4, "decoupled weight decay on kernels")
     warmup_steps: int = _field(50, "linear learning-rate warm-up steps")
+    final_lr_fraction: float = _field(
+        1.0,
+        "anneal the learning rate along a half cosine, from --learning-rate at the start of the run to "
+        "this fraction of it at its end (the end of --minutes, or of --max-iterations when that comes "
+        "first); 1: constant",
+    )
     average_decay: float = _field(
         0.0,
         "the saved, evaluated and played network is an exponential moving average of the weights, "
@@ -251,6 +258,8 @@ class TrainConfig:
                 )
         decay = checks.number(self.average_decay, "TrainConfig.average_decay", least=0.0, most=0.9999)
         object.__setattr__(self, "average_decay", decay)
+        final = checks.number(self.final_lr_fraction, "TrainConfig.final_lr_fraction", least=0.0, most=1.0)
+        object.__setattr__(self, "final_lr_fraction", final)
         spread = checks.number(self.komi_spread, "TrainConfig.komi_spread", least=0.0, most=1000.0)
         object.__setattr__(self, "komi_spread", spread)
         spec = self.observation_spec()
@@ -368,6 +377,24 @@ class TrainConfig:
             playout_policy=self.playout_policy,
             end_settled=self.end_settled,
         )
+
+    def lr_scale(self, minutes: float, iterations: int) -> float:
+        """The learning rate's multiplier after ``minutes`` of training time and ``iterations`` iterations.
+
+        ``f + (1 - f) * (1 + cos(pi * p)) / 2``, ``f`` :attr:`final_lr_fraction`
+        and ``p`` the fraction of the run done: of :attr:`minutes`, or of
+        :attr:`max_iterations` when that fraction is the larger (the run ends
+        at whichever comes first); ``p`` is at most 1. 1 throughout when
+        :attr:`final_lr_fraction` is 1.
+        """
+        final = self.final_lr_fraction
+        if final >= 1.0:
+            return 1.0
+        done = [minutes / self.minutes if self.minutes > 0 else 0.0]
+        if self.max_iterations:
+            done.append(iterations / self.max_iterations)
+        progress = min(max(max(done), 0.0), 1.0)
+        return final + (1.0 - final) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
     def optimizer_config(self) -> OptimizerConfig:
         """The optimizer and its learning-rate schedule."""

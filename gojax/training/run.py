@@ -132,8 +132,9 @@ class TrainingRun:
 
         ``play(variables, actor, buffer, key, full)`` is ``(actor, buffer, stats, ready, fewest)``:
         the ready rows of the buffer and of its emptiest sampling group;
-        ``learn(variables, opt_state, averaged, buffer, key)`` is ``(variables, opt_state,
-        averaged, metrics, checksum)``: :func:`gojax.alphazero.sample_and_train`'s result, the
+        ``learn(variables, opt_state, averaged, buffer, key, lr_scale)`` is ``(variables, opt_state,
+        averaged, metrics, checksum)``: :func:`gojax.alphazero.sample_and_train`'s result (its
+        update times ``lr_scale``, a ``float32[]``: :meth:`TrainConfig.lr_scale`), the
         moving average one step on (``None`` without one) and a checksum of the new parameters
         (``uint32[]``, computed by every device from its own copy). Both donate the state they
         replace.
@@ -161,7 +162,7 @@ class TrainingRun:
             ready = az.replay_ready_groups(buffer, self.train_batch)
             return actor, buffer, stats, jnp.sum(ready), jnp.min(ready)
 
-        def learn(variables, opt_state, averaged, buffer, key):
+        def learn(variables, opt_state, averaged, buffer, key, lr_scale):
             variables, opt_state, metrics = az.sample_and_train(
                 self.graphdef,
                 optimizer,
@@ -174,6 +175,7 @@ class TrainingRun:
                 augment=cfg.augment,
                 weights=cfg.loss_weights(),
                 batch_constraint=constrain,
+                lr_scale=lr_scale,
             )
             if averaged is not None:
                 averaged = az.average_variables(averaged, variables, cfg.average_decay)
@@ -188,7 +190,7 @@ class TrainingRun:
         )
         compiled_learn = jax.jit(
             learn,
-            in_shardings=(repl_s, repl_s, repl_s, batch_s, repl_s),
+            in_shardings=(repl_s, repl_s, repl_s, batch_s, repl_s, repl_s),
             out_shardings=repl_s,
             donate_argnums=(0, 1, 2),
         )
@@ -289,9 +291,10 @@ class TrainingRun:
         # One jitted step per call: see sample_and_train on convolution gradients in XLA:CPU loops.
         variables, opt_state, averaged = state.variables, state.opt_state, state.averaged
         steps, sums = [], []
+        scale = self.lr_scale()
         for step_key in jax.random.split(key, self.train_steps):
             variables, opt_state, averaged, metrics, checksum_ = self.learn(
-                variables, opt_state, averaged, state.buffer, step_key
+                variables, opt_state, averaged, state.buffer, step_key, scale
             )
             steps.append(metrics)
             sums.append([shard.data for shard in checksum_.addressable_shards])
@@ -301,8 +304,19 @@ class TrainingRun:
             f.name: float(np.mean([float(getattr(m, f.name)) for m in metrics]))
             for f in dataclasses.fields(metrics[0])
         }
+        means["lr_scale"] = float(scale)
         state = state.replace(variables=variables, opt_state=opt_state, averaged=averaged)
         return state, means, np.asarray(sums, np.uint32)
+
+    def lr_scale(self) -> np.ndarray:
+        """``float32[]``: :meth:`TrainConfig.lr_scale` now, the same in every process (process 0's clock)."""
+        counters = self.counters
+        scale = np.float32(self.cfg.lr_scale(counters.elapsed / 60.0, counters.iteration))
+        if jax.process_count() > 1:
+            from jax.experimental import multihost_utils
+
+            scale = np.float32(multihost_utils.broadcast_one_to_all(scale))
+        return scale
 
     def _count(self, stats: Any, selfplay_s: float, train_s: float) -> None:
         """Adds an iteration's self-play results and times to the counters."""
@@ -341,7 +355,7 @@ class TrainingRun:
         )
         play = self.play.lower(shapes.variables, shapes.actor, shapes.buffer, shapes.key, full).compile()
         learn = self.learn.lower(
-            shapes.variables, shapes.opt_state, shapes.averaged, shapes.buffer, shapes.key
+            shapes.variables, shapes.opt_state, shapes.averaged, shapes.buffer, shapes.key, np.float32(1)
         ).compile()
         return {
             "exchanged_per_selfplay": collective_bytes(play.as_text()),
