@@ -311,11 +311,11 @@ class TrainingRun:
     def lr_scale(self) -> np.ndarray:
         """``float32[]``: :meth:`TrainConfig.lr_scale` now, the same in every process (process 0's clock)."""
         counters = self.counters
-        scale = np.float32(self.cfg.lr_scale(counters.elapsed / 60.0, counters.iteration))
+        scale = np.asarray(self.cfg.lr_scale(counters.elapsed / 60.0, counters.iteration), np.float32)
         if jax.process_count() > 1:
             from jax.experimental import multihost_utils
 
-            scale = np.float32(multihost_utils.broadcast_one_to_all(scale))
+            scale = np.asarray(multihost_utils.broadcast_one_to_all(scale), np.float32)
         return scale
 
     def _count(self, stats: Any, selfplay_s: float, train_s: float) -> None:
