@@ -45,6 +45,14 @@ def _rows(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def _elo_text(text: str) -> str:
+    """An Elo difference as ``+60``; a score of 0 or 1 has none (``-inf``, ``+inf``): ``-∞``, ``+∞``."""
+    value = float(text)
+    if math.isinf(value):
+        return "-∞" if value < 0 else "+∞"
+    return f"{int(value):+d}"
+
+
 def training_ab(rows: list[dict[str, str]]) -> str:
     """One line per A/B run of ``experiments/train_ab.py``: recipe B against recipe A."""
     lines = [
@@ -66,7 +74,7 @@ def training_ab(rows: list[dict[str, str]]) -> str:
             f"| {date}, {a['machine']} | {a['minutes']} | `{a['flags']}` | `{b['flags']}` "
             f"| {int(a['positions']):,} / {int(b['positions']):,} "
             f"| {a['h2h_score_b']} [{a['h2h_low']}, {a['h2h_high']}] over {a['h2h_games']} games "
-            f"| {int(float(a['h2h_elo_b'])):+d} | {gnugo} |"
+            f"| {_elo_text(a['h2h_elo_b'])} | {gnugo} |"
         )
     lines.append("")
     lines.append("Commands: " + "; ".join(f"`{command}`" for _, command in by_run))
