@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import TEST_EXTRA, random_game, stack_states, swap_colours
+from conftest import TEST_EXTRA, stack_states, swap_colours
 from conftest import jitted as compiled
 
 pytest.importorskip("flax", reason=TEST_EXTRA)
@@ -506,28 +506,31 @@ def test_player_in_a_match_against_random(clueless, jitted):
         az.AlphaZeroPlayer(graphdef, variables, az.SearchSettings(algorithm="mcts"))
 
 
-def test_player_with_playouts_plays_the_mixed_search_with_komi_as_data():
-    """``playout_weight > 0``: the player's move is that of :func:`gojax.mcts.search` with
-    :class:`gojax.mcts.MixedEvaluator` around its network (not that of the network alone), also
-    when compiled with komi as data, as the GTP engine compiles it."""
-    net = _net(3)
-    graphdef, variables = az.split(net)
-    settings = az.SearchSettings(num_simulations=16).for_play()
-    rng = np.random.default_rng(7)
-    games = [random_game(CONFIG, rng, fill_own_eyes=False)[0] for _ in range(4)]
-    states = [game[len(game) // 3] for game in games]
-    move = jax.jit(lambda p, s, k, komi: p(CONFIG.with_komi(komi), s, k))
-    mixed = az.AlphaZeroPlayer(graphdef, variables, settings, playout_weight=0.5)
+def test_player_with_playouts_mixes_them_into_its_search_with_komi_as_data(monkeypatch):
+    """``playout_weight > 0``: the player's search calls :class:`gojax.mcts.MixedEvaluator` around
+    its network (the network alone: not), also traced with komi as data, as the GTP engine
+    compiles it."""
+    graphdef, variables = az.split(_net(3))
+    settings = az.SearchSettings(num_simulations=4).for_play()
+    mixed = az.AlphaZeroPlayer(graphdef, variables, settings, playout_weight=0.5, playout_policy="light")
     alone = az.AlphaZeroPlayer(graphdef, variables, settings)
-    evaluator = mcts.MixedEvaluator(az.network_evaluator(graphdef, variables), 0.5, "heavy")
-    expected = jax.jit(lambda s, k: mcts.search(CONFIG, evaluator, s, k, settings).action)
-    differ = 0
-    for index, state in enumerate(states):
-        key = jax.random.PRNGKey(index)
-        got = int(move(mixed, state, key, jnp.float32(CONFIG.komi)))
-        assert got == int(expected(jax.tree.map(lambda x: x[None], state), key)[0])
-        differ += got != int(move(alone, state, key, jnp.float32(CONFIG.komi)))
-    assert differ > 0
+    calls, original = [], mcts.MixedEvaluator.__call__
+
+    def spy(self, config, states, key):
+        calls.append((self.weight, self.policy, config.komi))
+        return original(self, config, states, key)
+
+    monkeypatch.setattr(mcts.MixedEvaluator, "__call__", spy)
+    state = gojax.init(CONFIG)
+    for player in (alone, mixed):
+        move = jax.eval_shape(
+            lambda s, k, komi, p=player: p(CONFIG.with_komi(komi), s, k), state, jax.random.PRNGKey(0), 0.5
+        )
+        assert move.shape == () and move.dtype == jnp.int32
+        if player is alone:
+            assert calls == []
+    assert calls and all(call[:2] == (0.5, "light") for call in calls)
+    assert all(isinstance(call[2], jax.core.Tracer) for call in calls)  # komi as data reached the playouts
     assert len(jax.tree.leaves(mixed)) == len(jax.tree.leaves(variables))  # the weight is static
     for bad, error in ((1.5, ValueError), (-0.1, ValueError), ("0.5", TypeError)):
         with pytest.raises(error, match=r"AlphaZeroPlayer\.playout_weight"):
