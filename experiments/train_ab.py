@@ -100,6 +100,8 @@ _RECIPE = (
     "root_value_weight",
     "fill_own_eyes",
     "learning_rate",
+    "blocks",
+    "channels",
 )
 _ALIASES = {"learning_rate": ("--lr",)}
 

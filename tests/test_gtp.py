@@ -47,7 +47,7 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import SGF_DATA, gnugo_binary, jitted, sgfmill_grid
+from conftest import SGF_DATA, gnugo_binary, jitted, needs, sgfmill_grid
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -752,6 +752,30 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args(["--prior-visits", "-1"]))
     with pytest.raises(ValueError, match="--playouts-per-leaf: for --player mcts, not 'uct'"):
         engine_arguments(build_parser().parse_args(["--player", "uct", "--playouts-per-leaf", "4"]))
+
+
+def test_the_alphazero_search_from_the_command_line():
+    from gojax.gtp._main import build_parser, engine_arguments
+
+    needs("flax")
+    from gojax import alphazero
+
+    az = ["--player", "az", "--checkpoint", "runs/net"]
+    _, player, _ = engine_arguments(build_parser().parse_args(az))
+    assert player.search == alphazero.SearchSettings().for_play()
+    assert (player.search.gumbel_scale, player.search.max_num_considered_actions) == (1.0, 16)
+    argv = [*az, "--gumbel-scale", "0", "--considered-actions", "32"]
+    _, player, _ = engine_arguments(build_parser().parse_args(argv))
+    wide = alphazero.SearchSettings(gumbel_scale=0.0, max_num_considered_actions=32)
+    assert player.search == wide.for_play()
+    _, player, _ = engine_arguments(build_parser().parse_args([*az, "--algorithm", "puct"]))
+    assert player.search == alphazero.SearchSettings(algorithm="puct").for_play()
+    with pytest.raises(ValueError, match="--considered-actions: for --algorithm gumbel, not 'puct'"):
+        engine_arguments(build_parser().parse_args([*az, "--algorithm", "puct", "--considered-actions", "8"]))
+    with pytest.raises(ValueError, match=r"max_num_considered_actions .*0"):
+        engine_arguments(build_parser().parse_args([*az, "--considered-actions", "0"]))
+    with pytest.raises(ValueError, match="for --player az, not 'mcts'"):
+        engine_arguments(build_parser().parse_args(["--gumbel-scale", "0"]))
 
 
 def test_host_devices_split_the_cpu_before_jax_starts(monkeypatch, capsys):

@@ -161,6 +161,20 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
     )
     player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
     player.add_argument(
+        "--gumbel-scale",
+        type=float,
+        default=None,
+        metavar="G",
+        help="az, gumbel: scale of the root's Gumbel noise (0: a deterministic search; default 1)",
+    )
+    player.add_argument(
+        "--considered-actions",
+        type=int,
+        default=None,
+        metavar="K",
+        help="az, gumbel: the root moves the search considers (default 16)",
+    )
+    player.add_argument(
         "--playout-weight",
         type=float,
         default=0.0,
@@ -218,6 +232,23 @@ def _add_engine(engine: argparse._ArgumentGroup) -> None:
     engine.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
 
+def _az_search(args: argparse.Namespace) -> Any:
+    """The :class:`gojax.alphazero.SearchSettings` of ``--player az`` (for play)."""
+    from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
+
+    gumbel = {
+        flag: (name, value)
+        for flag, name, value in (
+            ("--gumbel-scale", "gumbel_scale", args.gumbel_scale),
+            ("--considered-actions", "max_num_considered_actions", args.considered_actions),
+        )
+        if value is not None
+    }
+    if gumbel and args.algorithm != "gumbel":
+        raise ValueError(f"{', '.join(gumbel)}: for --algorithm gumbel, not {args.algorithm!r}")
+    return alphazero.SearchSettings(algorithm=args.algorithm, **dict(gumbel.values())).for_play()
+
+
 def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, EngineOptions]:
     """The rules, player and options of a :class:`GTPEngine` from parsed ``gojax-gtp`` flags.
 
@@ -238,9 +269,9 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
     )
     search: Any = None  # the player's settings: alphazero.SearchSettings or TreeSearchSettings
     if args.player == "az":
-        from gojax import alphazero  # needs flax and mctx: only for an AlphaZero player
-
-        search = alphazero.SearchSettings(algorithm=args.algorithm).for_play()
+        search = _az_search(args)
+    elif args.gumbel_scale is not None or args.considered_actions is not None:
+        raise ValueError(f"--gumbel-scale, --considered-actions: for --player az, not {args.player!r}")
     tree_flags = {
         name: value
         for name, value in (
