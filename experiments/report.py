@@ -178,9 +178,21 @@ def guided_search_9x9(rows: list[dict[str, str]]) -> str:
     """The tree search guided by a network against the tree search alone (``alone``: its settings),
     head to head at equal time a move (``gojax-match``, colours alternated): one line per match, the
     guided player's score."""
+    return _head_to_head(rows, ("guided", "alone"), ("guided player", "guided"))
+
+
+def az_search_9x9(rows: list[dict[str, str]]) -> str:
+    """The AlphaZero agent's own search in two settings, head to head at equal time a move
+    (``gojax-match``, colours alternated): one line per match, the first player's score."""
+    return _head_to_head(rows, ("player", "opponent"), ("player", "player"))
+
+
+def _head_to_head(rows: list[dict[str, str]], columns: tuple[str, str], names: tuple[str, str]) -> str:
+    """One line per match of ``columns`` (the first player's and its opponent's), the first one's score."""
+    first, second = columns
     lines = [
-        "| guided player | against | network | seconds a move (used: guided, against) | guided wins / games "
-        "| score [95% CI] | Elo [95% CI] |",
+        f"| {names[0]} | against | network | seconds a move (used: {names[1]}, against) "
+        f"| {names[1]} wins / games | score [95% CI] | Elo [95% CI] |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -188,8 +200,8 @@ def guided_search_9x9(rows: list[dict[str, str]]) -> str:
         low, high = _wilson(wins, games)
         score = wins / games
         lines.append(
-            f"| `{r['guided']}` | `{r['alone']}` | {r['network']} | {r['seconds_per_move']} "
-            f"({float(r['guided_seconds']):.2f}, {float(r['alone_seconds']):.2f}) | {wins} / {games} "
+            f"| `{r[first]}` | `{r[second]}` | {r['network']} | {r['seconds_per_move']} "
+            f"({float(r[first + '_seconds']):.2f}, {float(r[second + '_seconds']):.2f}) | {wins} / {games} "
             f"| {score:.3f} [{low:.3f}, {high:.3f}] "
             f"| {_elo(score):+.0f} [{_elo(low):+.0f}, {_elo(high):+.0f}] |"
         )
@@ -775,6 +787,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "gtp_start": gtp_start,
     "gtp_startup": gtp_startup,
     "guided_search_9x9": guided_search_9x9,
+    "az_search_9x9": az_search_9x9,
     "mcts_throughput_9x9": mcts_throughput_9x9,
     "mutation": mutation,
     "native_vs_xla": native_vs_xla,

@@ -84,6 +84,7 @@ FIGURES = {
     "train_9x9_cpu": "minutes",
     "training_ab": "positions",
     "training_runs": "positions",
+    "az_search_9x9": "player_seconds",
 }
 
 
