@@ -622,6 +622,14 @@ def native_kernels(enabled: bool) -> Iterator[None]:
         jitted.cache_clear()
 
 
+@pytest.fixture
+def xla_path() -> Iterator[None]:
+    """The feature planes on their XLA code (the reference), native kernels built or not; the kernels
+    are compared with it in ``tests/test_native.py``."""
+    with native_kernels(False):
+        yield
+
+
 @pytest.fixture(params=[pytest.param("native", marks=pytest.mark.reference), "xla"])
 def kernel_path(request: Any) -> Iterator[str]:
     """Runs a test twice: the feature planes on the native CPU kernels, then on XLA. The XLA run is in

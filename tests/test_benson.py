@@ -19,8 +19,8 @@ import gojax
 from gojax import _native
 from gojax import features as F
 
-# Every test runs twice: on the native CPU kernel and on the XLA code (conftest.kernel_path).
-pytestmark = pytest.mark.usefixtures("kernel_path")
+# On the XLA code, the reference; tests/test_native.py compares the native kernels with it.
+pytestmark = pytest.mark.usefixtures("xla_path")
 
 SMALL = gojax.GoConfig(size=7, ko_rule="simple")
 SMALL_SUICIDE = gojax.GoConfig(size=7, ko_rule="simple", suicide=True)

@@ -237,6 +237,12 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     az.save_checkpoint(tmp_path / "basic", net, net_config, board_size=5, observe_name="basic")
     levels, size = player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic")))
     assert size == 5 and levels[0].make(config).observe is basic
+    # Without a search: PUCT for play (gtp.AZ_ALGORITHM), as `gojax-gtp --player az`.
+    default = [level.make(config).settings for level in levels if level.family == "az"]
+    assert default and all(
+        s == az.SearchSettings(algorithm="puct", num_simulations=s.num_simulations).for_play()
+        for s in default
+    )
     mixed, _ = player_levels(
         gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), playout_weight=0.5)
     )

@@ -761,19 +761,22 @@ def test_the_alphazero_search_from_the_command_line():
     from gojax import alphazero
 
     az = ["--player", "az", "--checkpoint", "runs/net"]
+    # PUCT by default, as the engine's PlayerSpec without a search.
     _, player, _ = engine_arguments(build_parser().parse_args(az))
-    assert player.search == alphazero.SearchSettings().for_play()
-    assert (player.search.gumbel_scale, player.search.max_num_considered_actions) == (1.0, 16)
-    argv = [*az, "--gumbel-scale", "0", "--considered-actions", "32"]
-    _, player, _ = engine_arguments(build_parser().parse_args(argv))
-    wide = alphazero.SearchSettings(gumbel_scale=0.0, max_num_considered_actions=32)
-    assert player.search == wide.for_play()
-    _, player, _ = engine_arguments(build_parser().parse_args([*az, "--algorithm", "puct"]))
     assert player.search == alphazero.SearchSettings(algorithm="puct").for_play()
+    assert player.search.temperature == 0.0 and player.search.dirichlet_fraction == 0.0
+    gumbel = [*az, "--algorithm", "gumbel"]
+    _, player, _ = engine_arguments(build_parser().parse_args(gumbel))
+    assert player.search == alphazero.SearchSettings(algorithm="gumbel").for_play()
+    assert (player.search.gumbel_scale, player.search.max_num_considered_actions) == (1.0, 16)
+    argv = [*gumbel, "--gumbel-scale", "0", "--considered-actions", "32"]
+    _, player, _ = engine_arguments(build_parser().parse_args(argv))
+    wide = alphazero.SearchSettings(algorithm="gumbel", gumbel_scale=0.0, max_num_considered_actions=32)
+    assert player.search == wide.for_play()
     with pytest.raises(ValueError, match="--considered-actions: for --algorithm gumbel, not 'puct'"):
-        engine_arguments(build_parser().parse_args([*az, "--algorithm", "puct", "--considered-actions", "8"]))
+        engine_arguments(build_parser().parse_args([*az, "--considered-actions", "8"]))
     with pytest.raises(ValueError, match=r"max_num_considered_actions .*0"):
-        engine_arguments(build_parser().parse_args([*az, "--considered-actions", "0"]))
+        engine_arguments(build_parser().parse_args([*gumbel, "--considered-actions", "0"]))
     with pytest.raises(ValueError, match="for --player az, not 'mcts'"):
         engine_arguments(build_parser().parse_args(["--gumbel-scale", "0"]))
 

@@ -41,8 +41,8 @@ from conftest import jitted, points_of, random_boards, ref_chain, sgf_positions,
 import gojax
 from gojax import features as F
 
-# Every test runs twice: on the native CPU kernels and on the XLA reader (conftest.kernel_path).
-pytestmark = pytest.mark.usefixtures("kernel_path")
+# On the XLA code, the reference; tests/test_native.py compares the native kernels with it.
+pytestmark = pytest.mark.usefixtures("xla_path")
 
 CONFIG = gojax.GoConfig(size=9, ko_rule="simple")
 BIG = gojax.GoConfig(size=19, ko_rule="simple")

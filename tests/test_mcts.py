@@ -108,21 +108,22 @@ def test_the_evaluator_prior_steers_the_policy_searches(algorithm):
 
 
 def test_one_evaluator_for_every_search():
-    """One :class:`RolloutEvaluator` drives UCT, PUCT, Gumbel and guides the host tree search."""
+    """One :class:`RolloutEvaluator` drives the mctx search and guides the host tree search.
+
+    Every algorithm calls the evaluator the same way (``evaluate(config, states, key) -> (logits,
+    value)``; PUCT and Gumbel: test_the_evaluator_prior_steers_the_policy_searches); UCT, the rollouts' own
+    search, runs it here."""
     needs("mctx")
     evaluate = mcts.RolloutEvaluator(max_moves=20)
     states = stack_states([gojax.init(CONFIG), _after_a_pass(1)])
     legal = np.asarray(jax.vmap(functools.partial(gojax.legal_action_mask, CONFIG))(states))
-    for algorithm in mcts.ALGORITHMS:
-        settings = mcts.SearchSettings(num_simulations=8, algorithm=algorithm)
-        out = jax.jit(lambda s, k, st=settings: mcts.search(CONFIG, evaluate, s, k, st))(
-            states, jax.random.PRNGKey(2)
-        )
-        actions = np.asarray(out.action)
-        assert all(legal[i, a] for i, a in enumerate(actions)), (algorithm, actions)
-        weights = np.asarray(out.action_weights)
-        np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-5)
-        assert not np.any(weights[~legal]), algorithm
+    settings = mcts.SearchSettings(num_simulations=8, algorithm="uct")
+    out = jax.jit(lambda s, k: mcts.search(CONFIG, evaluate, s, k, settings))(states, jax.random.PRNGKey(2))
+    actions = np.asarray(out.action)
+    assert all(legal[i, a] for i, a in enumerate(actions)), actions
+    weights = np.asarray(out.action_weights)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-5)
+    assert not np.any(weights[~legal])
     search = TreeSearch(CONFIG, TreeSearchSettings(leaves_per_batch=4, playouts_per_leaf=2), guide=evaluate)
     search.set_root(gojax.init(CONFIG))
     stats = search.search(playouts=16)

@@ -6,8 +6,10 @@ the reference (and what accelerators run). Every test here computes the same
 thing both ways, position by position, on whole-game random positions of
 every size, on real games, and on ladder reads of every kind with random
 starting moves, and checks that the positions really hold what is compared
-(ladders won and lost, kos, captures). The hand-made ladders of
-``test_ladder.py`` run on both paths too (its ``kernel_path`` fixture).
+(ladders won and lost, kos, captures, pass-alive groups). The other test
+files read the ladders and Benson's analysis on the XLA path; two hand-made
+ladders of ``test_features_ladders.py`` (an atari that takes a ko, KataGo's
+whole-board ladder) run on both paths (the ``kernel_path`` fixture).
 """
 
 from __future__ import annotations
@@ -20,17 +22,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import CI, native_built, native_kernels, sgf_positions, stack_states, whole_game_batch
+from conftest import (
+    CI,
+    native_built,
+    native_kernels,
+    random_game,
+    sgf_positions,
+    stack_states,
+    whole_game_batch,
+)
 
 import gojax
 from gojax import _native, features
 from gojax._core import types as gojax_types
-from gojax.features import _alphago
+from gojax.features import _alphago, _benson
 from gojax.features.ladders import _katago as _katago_ladders
 from gojax.features.ladders import _pool as _ladder_pool
 from gojax.features.ladders import _read as _ladder_read
 
-SIZES = {5: 256, 9: 256, 19: 128}  # size -> whole-game positions compared (13x13: test_ladder.py)
+SIZES = {5: 256, 9: 256}  # size -> whole-game positions compared (19x19: with the real games)
 
 
 @pytest.fixture(autouse=True)
@@ -95,9 +105,13 @@ def _with_ko_points(config, game, rng):
     return game.replace(ko_point=jnp.asarray(ko, game.ko_point.dtype))
 
 
-def test_alphago_tables_match_xla_on_real_games():
+def test_alphago_tables_match_xla_on_real_and_whole_games():
+    # 19x19: positions of real games, and of random whole games (half with a ko point).
     config = gojax.GoConfig(size=19, ko_rule="simple")
-    states = stack_states(gojax.from_board(config, grid, mover) for grid, mover in sgf_positions(96, seed=3))
+    real = stack_states(gojax.from_board(config, grid, mover) for grid, mover in sgf_positions(96, seed=3))
+    random = whole_game_batch(config, 64, seed=19)._game
+    random = _with_ko_points(config, random, np.random.default_rng(19))
+    states = jax.tree.map(lambda a, b: np.concatenate([np.asarray(a), np.asarray(b)]), real, random)
 
     class Games:  # what _tables reads
         _game = states
@@ -251,7 +265,7 @@ def _flood(grid, start, size):
 @pytest.mark.parametrize("size", [19])  # 9x9: test_presets_match_xla
 def test_katago_tables_match_xla_and_history_boards_read_less(size):
     config = gojax.GoConfig(size=size)
-    game = whole_game_batch(config, 128, seed=300 + size)._game
+    game = whole_game_batch(config, 64, seed=300 + size)._game
     game = _with_ko_points(config, game, np.random.default_rng(300 + size))
     args = (np.asarray(game.stones), np.asarray(game.turn, np.int32), np.asarray(game.ko_point, np.int32))
     batch = args[1].shape[0]
@@ -273,6 +287,35 @@ def test_katago_tables_match_xla_and_history_boards_read_less(size):
         want = np.zeros_like(reference[:, row]) if row == moves else reference[:, row]
         np.testing.assert_array_equal(history[:, row], want, err_msg=name)
     assert reference[:, moves].any() and reference[:, names.index("ladderable")].any()
+
+
+def _eyes_kept_boards(config, games, seed):
+    """Stones of random games in which no player fills its own eye (``uint32[B, 2, W]``): at move 40
+    and at the end, so the batch holds pass-alive groups, the regions around them and seki."""
+    rng, states = np.random.default_rng(seed), []
+    for _ in range(games):
+        game, _ = random_game(config, rng, fill_own_eyes=False)
+        states += [game[min(40, len(game) - 1)], game[-1]]
+    return stack_states(states).stones
+
+
+@pytest.mark.parametrize("suicide", [False, True])
+@pytest.mark.parametrize(("size", "games"), [(9, 6), (19, 1)])
+def test_benson_tables_match_xla(size, games, suicide):
+    config = gojax.GoConfig(size=size, ko_rule="simple", suicide=suicide)
+    stones = _eyes_kept_boards(config, games, seed=size)
+    native = _native.benson_tables(size, np.asarray(stones), suicide).astype(bool)
+    state = stack_states([gojax.init(config)] * stones.shape[0]).replace(stones=stones)
+    with native_kernels(False):
+        marks = jax.jit(jax.vmap(functools.partial(_benson._both_colours, config)))(state)
+    reference = np.stack([np.asarray(m) for m in marks], axis=2)  # [B, 2, 4, P], BENSON_MARKS' order
+    assert _benson._Marks._fields == _native.BENSON_MARKS
+    for row, name in enumerate(_native.BENSON_MARKS):
+        bad = np.flatnonzero((native[:, :, row] != reference[:, :, row]).any(axis=(1, 2)))
+        assert bad.size == 0, f"{name}: boards {bad[:5]} differ"
+    # What was compared: pass-alive stones, small and big regions, of both colours.
+    for row in range(len(_native.BENSON_MARKS)):
+        assert reference[:, 0, row].any() and reference[:, 1, row].any(), _native.BENSON_MARKS[row]
 
 
 def test_the_native_package_imports_numpy_and_the_standard_library_only():

@@ -28,8 +28,8 @@ import jax
 import jax.numpy as jnp
 
 from gojax._core.types import GoConfig, GoState
-from gojax.features import _blocks
-from gojax.features.ladders import ladder_capture_plane, ladder_escape_plane
+from gojax.features import _blocks, _chains
+from gojax.features.ladders import _planes as _ladders
 
 __all__ = [
     "BASIC_CHANNELS",
@@ -160,13 +160,8 @@ def basic_ladder_planes(config: GoConfig, state: GoState, dtype=jnp.float32) -> 
       ``dtype[N, N, 17]``.
     """
     legal = _blocks.legal_plane(config, state)
-    ladders = jnp.stack(
-        [
-            ladder_capture_plane(config, state, legal=legal),
-            ladder_escape_plane(config, state, legal=legal),
-        ],
-        axis=-1,
-    )
+    # Both planes' reads in one pool.
+    ladders = jnp.stack(_ladders._both_planes(config, state, _chains._analyse(config, state), legal), axis=-1)
     return jnp.concatenate([_basic(config, state, legal, jnp.bool_), ladders], axis=-1).astype(dtype)
 
 

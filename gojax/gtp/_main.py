@@ -36,7 +36,7 @@ from gojax.gtp._analysis import STREAMING
 from gojax.gtp._cache import ENV_VAR, enable, resolve
 from gojax.gtp._engine import GTPEngine
 from gojax.gtp._protocol import parse_command
-from gojax.gtp._spec import PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec, missing_modules
+from gojax.gtp._spec import AZ_ALGORITHM, PLAYERS, ROLLOUTS, EngineOptions, PlayerSpec, missing_modules
 from gojax.search import TreeSearchSettings
 
 __all__ = ["build_parser", "engine_arguments", "main"]
@@ -159,7 +159,12 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
         help="AlphaZero checkpoint: the network of --player az or policy, or the tree search's guide "
         "(--player mcts)",
     )
-    player.add_argument("--algorithm", choices=("gumbel", "puct"), default="gumbel", help="AlphaZero search")
+    player.add_argument(
+        "--algorithm",
+        choices=("puct", "gumbel"),
+        default=AZ_ALGORITHM,
+        help=f"az: the AlphaZero search (default {AZ_ALGORITHM}; gumbel: the search training uses)",
+    )
     player.add_argument(
         "--gumbel-scale",
         type=float,

@@ -52,7 +52,7 @@ from gojax._core.types import GoConfig, GoState
 from gojax._host.compiled import rules_config
 from gojax.features import observation
 from gojax.gtp._cache import compile_player
-from gojax.gtp._spec import Level, PlayerSpec
+from gojax.gtp._spec import AZ_ALGORITHM, Level, PlayerSpec
 
 __all__ = ["MOST_SIMULATIONS", "Searcher", "load_network", "player_levels", "safe_move"]
 
@@ -117,14 +117,14 @@ def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0):
     """``(make(num_simulations) -> player, board_size, algorithm)`` from an AlphaZero checkpoint.
 
     ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
-    (``None``: ``SearchSettings().for_play()``); each level replaces its
+    (``None``: ``SearchSettings(algorithm=AZ_ALGORITHM).for_play()``); each level replaces its
     ``num_simulations``. ``playout_weight`` mixes heavy playouts into the
     leaves' values (:class:`gojax.alphazero.AlphaZeroPlayer`).
     """
     from gojax import alphazero as az
 
     if search is None:
-        search = az.SearchSettings().for_play()
+        search = az.SearchSettings(algorithm=AZ_ALGORITHM).for_play()
     if not isinstance(search, az.SearchSettings):
         raise TypeError(f"PlayerSpec.search must be a gojax.alphazero.SearchSettings, got {search!r}")
     graphdef, variables, observe, size = load_network(checkpoint)

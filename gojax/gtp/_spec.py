@@ -4,7 +4,7 @@
 
     engine = GTPEngine(GoConfig(size=9), PlayerSpec("uct", simulations=256), EngineOptions(name="gojax"))
     az = PlayerSpec("az", simulations=32, checkpoint="runs/9x9/network",
-                    search=gojax.alphazero.SearchSettings(algorithm="puct").for_play())
+                    search=gojax.alphazero.SearchSettings(algorithm="gumbel").for_play())
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import dataclasses
 import importlib
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from gojax._core import checks
 from gojax._core.types import GoConfig
@@ -22,7 +22,16 @@ if TYPE_CHECKING:  # gojax.alphazero needs flax: imported only where an AlphaZer
     from gojax.alphazero import SearchSettings
     from gojax.search import TreeSearchSettings
 
-__all__ = ["PLAYERS", "REQUIRES", "ROLLOUTS", "EngineOptions", "Level", "PlayerSpec", "missing_modules"]
+__all__ = [
+    "AZ_ALGORITHM",
+    "PLAYERS",
+    "REQUIRES",
+    "ROLLOUTS",
+    "EngineOptions",
+    "Level",
+    "PlayerSpec",
+    "missing_modules",
+]
 
 PLAYERS = ("mcts", "random", "heuristic", "mc", "uct", "az", "policy")
 """The player kinds of the engine (``mcts``, the tree search, is the default: the strongest untrained one;
@@ -37,6 +46,11 @@ REQUIRES = {
 
 ROLLOUTS = ("random", "heuristic")
 """The playout policies of the UCT and pure Monte-Carlo players."""
+
+AZ_ALGORITHM: Final = "puct"
+"""The search of an AlphaZero player in the engine unless told otherwise (``PlayerSpec("az")`` without
+``search``, ``gojax-gtp --player az`` without ``--algorithm``): PUCT, which plays its most visited move.
+With a time budget on 9x9 it beats the Gumbel search that training uses (docs/training.md)."""
 
 
 def missing_modules(kind: str, checkpoint: str | None = None) -> list[str]:
@@ -100,8 +114,8 @@ class PlayerSpec:
         run's ``network/``.
       search: ``kind="az"``: the :class:`gojax.alphazero.SearchSettings` of
         the search, whose ``num_simulations`` each level replaces by its own
-        (``None``: ``SearchSettings().for_play()``, Gumbel without noise
-        beyond its root Gumbel); ``kind="mcts"``: the
+        (``None``: ``SearchSettings(algorithm=AZ_ALGORITHM).for_play()``,
+        PUCT without noise); ``kind="mcts"``: the
         :class:`gojax.search.TreeSearchSettings` (``None``: the defaults).
       seed: seeds the searches and the fallback moves.
       playout_weight: ``kind="az"``: AlphaGo's mixed evaluation, each leaf

@@ -99,8 +99,7 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
         task = jnp.where(take, picked_task, task)
         search = jax.lax.cond(
             jnp.any(take),
-            lambda: _read.restart(
-                size,
+            lambda: _traced_once(_read.restart, size)(
                 search,
                 take,
                 opening(game, task),
@@ -111,7 +110,7 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
         )
         taken = taken + jnp.sum(take.astype(jnp.int32))
         running = search.status == _read.RUNNING
-        search = _read.step(size, search)
+        search = _traced_once(_read.step, size)(search)
         done = running & (search.status != _read.RUNNING)
         where = jnp.where(done, game * tasks + task, games * tasks)
         result = result.at[where].set(search.status == _read.CAPTURED, mode="drop")
@@ -124,6 +123,19 @@ def _pool(size: int, stones, atari, turn, ko_point, mode, mover_attacks, move, p
     none = jnp.zeros((slots,), jnp.int32)
     start = (jnp.int32(0), none, none, _read.idle(size, slots), jnp.zeros((games * tasks,), jnp.bool_))
     return loops.while_loop(cond, body, start)[-1].reshape(games, tasks)
+
+
+@functools.cache
+def _traced_once(function, size: int):
+    """``function(size, ...)`` traced once per board size and argument shapes.
+
+    The reader's step and restart are most of the pool's trace, and the pool is
+    traced several times for one observation (``custom_vmap`` traces it for one
+    game and again in its batching rule, for each ladder preset's planes). A
+    ``jax.jit`` keeps their traces (its cache is keyed by the shapes); inside
+    the caller's program XLA inlines the call, so what runs is unchanged.
+    """
+    return jax.jit(functools.partial(function, size))
 
 
 # The arguments of the pool whose games may be shared (a leading axis of 1): the tasks'.
