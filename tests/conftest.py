@@ -169,17 +169,19 @@ notebooks, matches, training runs, stress runs (``pytest -m unit`` is the quick 
 
 
 HEAVIEST_FILES = (
-    "test_native.py",
     "test_training.py",
-    "test_native_ffi.py",
+    "test_native.py",
     "test_mcts.py",
-    "test_training_distributed.py",
-    "test_batching.py",
+    "test_native_ffi.py",
     "test_features_ladders.py",
+    "test_training_distributed.py",
     "test_ladder.py",
+    "test_pgx_api.py",
+    "test_batching.py",
 )
-"""The test files that take the longest (about 100-180 s of one worker each on 2 cores), run first so that
-no worker is left with one of them at the end (xdist hands out whole files: ``--dist loadfile``)."""
+"""The test files that take the longest on one worker (a minute or more on 2 cores with an empty JAX
+cache), run first, heaviest first, so that no worker is left with one of them at the end (xdist hands
+out whole files: ``--dist loadfile``)."""
 
 
 TIER_MARKERS = {
