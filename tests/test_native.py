@@ -318,6 +318,36 @@ def test_benson_tables_match_xla(size, games, suicide):
         assert reference[:, 0, row].any() and reference[:, 1, row].any(), _native.BENSON_MARKS[row]
 
 
+# Black's chain has two one-point eyes (top row, right) and encloses two more regions: the top-left
+# corner of six points, two of which touch no black stone, and the rest of the board.
+BENSON_REGIONS = """
+. . . X . X .
+. . . X X X X
+X X X X . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+"""
+
+
+@pytest.mark.parametrize("suicide", [False, True])
+def test_benson_tables_match_xla_on_regions_with_interior_points(suicide):
+    # A region counts as small with at most one point that touches none of the enclosing chains:
+    # the corner here has two (random positions rarely hold exactly two).
+    config = gojax.GoConfig(size=7, ko_rule="simple", suicide=suicide)
+    black = gojax.from_ascii(config, BENSON_REGIONS)
+    white = gojax.from_ascii(config, BENSON_REGIONS.replace("X", "O"))
+    state = stack_states([black, white])
+    native = _native.benson_tables(7, np.asarray(state.stones), suicide).astype(bool)
+    with native_kernels(False):
+        marks = jax.jit(jax.vmap(functools.partial(_benson._both_colours, config)))(state)
+    reference = np.stack([np.asarray(m) for m in marks], axis=2)
+    np.testing.assert_array_equal(native, reference)
+    alive = _native.BENSON_MARKS.index("alive")
+    assert reference[0, 0, alive].any() and reference[1, 1, alive].any()  # the chain is pass-alive
+
+
 def test_the_native_package_imports_numpy_and_the_standard_library_only():
     # It sits at the bottom layer beside _core, its host functions callable with no JAX: JAX is
     # imported by register() alone, when the FFI handlers are registered.
