@@ -43,7 +43,13 @@ def _rows(name: str) -> list[dict[str, str]]:
     if not path.exists():  # the whole-game benchmark and the training run write beside their plots
         path = ROOT / "docs" / f"{name}.csv"
     with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+    for number, row in enumerate(rows, start=2):
+        if None in row or None in row.values():  # more cells than the header names, or fewer
+            raise ValueError(
+                f"{path.relative_to(ROOT)}: row {number} has not one cell per column of the header"
+            )
+    return rows
 
 
 def _elo_text(text: str) -> str:

@@ -543,7 +543,7 @@ def test_policy_player_plays_the_networks_best_legal_move(illegal_lover, positio
     """The raw policy: the highest logit among legal moves (the network ranks stones, the ko and a
     suicide point first), pass once the game is over; sampling with a temperature stays legal."""
     graphdef, variables = illegal_lover
-    player = az.PolicyPlayer(graphdef, variables)
+    player = az.PolicyPlayer(graphdef, variables, symmetries=1)
     names, states = positions
     planes = jax.vmap(lambda s: az.basic_planes(CONFIG, s))(states)
     logits = np.asarray(az.apply(graphdef, variables, planes, train=False)[0])
@@ -559,7 +559,7 @@ def test_policy_player_plays_the_networks_best_legal_move(illegal_lover, positio
         expected = int(np.argmax(np.where(legal, logits[i], -np.inf)))
         assert action == expected and legal[action], (name, action, expected)
         masked_out += not legal[int(np.argmax(logits[i]))]
-        warm = az.PolicyPlayer(graphdef, variables, temperature=1.0)
+        warm = az.PolicyPlayer(graphdef, variables, temperature=1.0, symmetries=1)
         sampled = [int(move(warm, one, jax.random.PRNGKey(k))) for k in range(8)]
         assert all(legal[a] for a in sampled), (name, sampled)
     assert masked_out >= 1  # the network's first choice was illegal in one position at least
@@ -567,6 +567,73 @@ def test_policy_player_plays_the_networks_best_legal_move(illegal_lover, positio
     assert len(leaves) == len(jax.tree.leaves(variables)) and player != az.PolicyPlayer(graphdef, variables)
     with pytest.raises(ValueError, match=r"PolicyPlayer\.temperature .*-1"):
         az.PolicyPlayer(graphdef, variables, temperature=-1.0)
+
+
+# The 8 symmetries of a board on axes 1 and 2 of a NumPy array, each with its inverse: the rotations
+# and the four mirrors (written from NumPy, not from gojax.symmetry).
+NUMPY_SYMMETRIES = [
+    *[
+        (lambda x, k=k: np.rot90(x, k, axes=(1, 2)), lambda x, k=k: np.rot90(x, -k, axes=(1, 2)))
+        for k in range(4)
+    ],
+    *[
+        (mirror, mirror)
+        for mirror in (
+            lambda x: x[:, :, ::-1],
+            lambda x: x[:, ::-1],
+            lambda x: x.swapaxes(1, 2),
+            lambda x: np.rot90(x, 2, axes=(1, 2)).swapaxes(1, 2),
+        )
+    ],
+]
+
+
+def test_policy_player_averages_the_logits_over_the_eight_symmetries(positions, jitted):
+    """``symmetries=8`` (the default): the logits and the value are the means over the 8 rotated and
+    mirrored boards, each policy mapped back (computed here with NumPy), and the player's move the
+    best legal one by that mean; ``symmetries=1`` the network on the board as it is."""
+    graphdef, variables = az.split(_net(3))
+    names, states = positions
+    planes = np.asarray(jax.vmap(lambda s: az.basic_planes(CONFIG, s))(states))
+    logits, values = [], []
+    for forward, back in NUMPY_SYMMETRIES:
+        out_logits, out_value, _ = az.apply(graphdef, variables, jnp.asarray(forward(planes).copy()))
+        board = back(np.asarray(out_logits)[:, :-1].reshape(-1, N, N)).reshape(len(names), -1)
+        logits.append(np.concatenate([board, np.asarray(out_logits)[:, -1:]], axis=1))
+        values.append(np.asarray(out_value))
+    mean_logits, mean_value = np.mean(logits, axis=0), np.mean(values, axis=0)
+    got_logits, got_value = az.network_evaluator(graphdef, variables, symmetries=8)(
+        CONFIG, states, jax.random.PRNGKey(0)
+    )
+    np.testing.assert_allclose(np.asarray(got_logits), mean_logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(got_value), mean_value, rtol=1e-5, atol=1e-5)
+    plain = az.network_evaluator(graphdef, variables)(CONFIG, states, jax.random.PRNGKey(0))[0]
+    np.testing.assert_allclose(np.asarray(plain), logits[0], rtol=1e-5, atol=1e-5)
+
+    move = jax.jit(lambda p, s, k: p(CONFIG, s, k))
+    averaged, single = (
+        az.PolicyPlayer(graphdef, variables),
+        az.PolicyPlayer(graphdef, variables, symmetries=1),
+    )
+    assert averaged.symmetries == 8
+    changed = 0
+    for i, name in enumerate(names):
+        one = jax.tree.map(lambda x, i=i: x[i], states)
+        if bool(one.done):
+            continue
+        legal = np.asarray(jitted["legal"](one))
+        best = int(np.argmax(np.where(legal, mean_logits[i], -np.inf)))
+        assert int(move(averaged, one, jax.random.PRNGKey(i))) == best, name
+        assert int(move(single, one, jax.random.PRNGKey(i))) == int(
+            np.argmax(np.where(legal, logits[0][i], -np.inf))
+        )
+        changed += best != int(np.argmax(np.where(legal, logits[0][i], -np.inf)))
+    assert changed >= 1  # the mean chose another move than the plain network somewhere
+    for bad, error in ((2, ValueError), (0, ValueError), (8.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match=r"PolicyPlayer\.symmetries"):
+            az.PolicyPlayer(graphdef, variables, symmetries=bad)
+        with pytest.raises(error, match=r"network_evaluator: symmetries"):
+            az.network_evaluator(graphdef, variables, symmetries=bad)
 
 
 # Black to move with three one-point eyes; White's side of the board is open (first), then a board
@@ -603,8 +670,8 @@ def test_policy_player_never_fills_its_own_eyes_unless_told():
     room = gojax.from_ascii(CONFIG, EYES_AND_ROOM, to_play=1)
     only = gojax.from_ascii(CONFIG, ONLY_EYES, to_play=1)
     spare, fill = (
-        az.PolicyPlayer(graphdef, variables),
-        az.PolicyPlayer(graphdef, variables, fill_own_eyes=True),
+        az.PolicyPlayer(graphdef, variables, symmetries=1),
+        az.PolicyPlayer(graphdef, variables, fill_own_eyes=True, symmetries=1),
     )
     assert int(move(spare, room)) == point(4, 1)
     assert int(move(fill, room)) == point(0, 0)

@@ -250,6 +250,12 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     assert searches and all(level.make(config).playout_weight == 0.5 for level in searches)
     assert all("playout weight 0.5" in level.label for level in searches)
     assert all(level.make(config).playout_weight == 0.0 for level in levels if level.family == "az")
+    for symmetries in (8, 1):
+        raw, _ = player_levels(
+            gtp.PlayerSpec("policy", checkpoint=str(tmp_path / "basic"), symmetries=symmetries)
+        )
+        assert raw[0].make(config).symmetries == symmetries and raw[0].make(config).observe is basic
+        assert ("mean over 8 symmetries" in raw[0].label) == (symmetries == 8)
     az.save_checkpoint(tmp_path / "unknown", net, net_config, board_size=5, observe_name="katago9")
     with pytest.raises(ValueError, match=r"observation is not registered: unknown observation 'katago9'"):
         player_levels(gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "unknown")))

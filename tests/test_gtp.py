@@ -745,6 +745,15 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         engine_arguments(build_parser().parse_args([*mixed[:4], "--playout-weight", "1.5"]))
     with pytest.raises(ValueError, match="playout_weight is for kind 'az', not 'mcts'"):
         engine_arguments(build_parser().parse_args(["--playout-weight", "0.5"]))
+    raw = ["--player", "policy", "--checkpoint", "runs/net"]
+    assert engine_arguments(build_parser().parse_args(raw))[1].symmetries == 8
+    assert engine_arguments(build_parser().parse_args([*raw, "--symmetries", "1"]))[1].symmetries == 1
+    with pytest.raises(ValueError, match="symmetries is for kind 'policy', not 'az'"):
+        engine_arguments(build_parser().parse_args([*mixed[:4], "--symmetries", "1"]))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*raw, "--symmetries", "4"])
+    with pytest.raises(ValueError, match=r"PlayerSpec\.symmetries must be 1 or 8, got 4"):
+        gtp.PlayerSpec("policy", checkpoint="runs/net", symmetries=4)
     batch = ["--playouts-per-leaf", "16", "--leaves-per-batch", "64", "--prior-visits", "40"]
     _, player, _ = engine_arguments(build_parser().parse_args(batch))
     assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64, prior_visits=40.0)
@@ -871,15 +880,22 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
 
 
 def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
-    """``--player policy``: the network's highest legal logit, no search (C3 first, then B2)."""
+    """``--player policy --symmetries 1``: the network's highest legal logit, no search (C3 first,
+    then B2); by default the mean over the 8 symmetries, which spreads B2's logit over its 4 images."""
     bias = np.zeros(26, np.float32)
     bias[[gojax.from_gtp(gojax.GoConfig(size=5), v) for v in ("C3", "B2")]] = (30.0, 20.0)
     _tiny_checkpoint(tmp_path / "net", bias)
-    engine = gtp.GTPEngine(gojax.GoConfig(size=9), PlayerSpec("policy", checkpoint=str(tmp_path / "net")))
+    spec = PlayerSpec("policy", checkpoint=str(tmp_path / "net"), symmetries=1)
+    engine = gtp.GTPEngine(gojax.GoConfig(size=9), spec)
     assert engine.config.size == 5
     assert engine.searcher.levels[0].label == "AlphaZero network's policy, no search"
     assert engine.send("genmove b") == "C3"
     assert engine.send("genmove w") == "B2"  # C3 is taken
+    engine.close()
+    engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("policy", checkpoint=str(tmp_path / "net")))
+    assert engine.searcher.levels[0].label == "AlphaZero network's policy, no search, mean over 8 symmetries"
+    assert engine.send("genmove b") == "C3"  # the centre is its own image under every symmetry
+    assert engine.send("genmove w") in ("B2", "B4", "D2", "D4")  # B2 and its images: 20 / 4 each
     engine.close()
 
 

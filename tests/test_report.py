@@ -30,6 +30,18 @@ def test_every_table_matches_its_data(report):
     assert marked >= 1
 
 
+def test_a_row_out_of_step_with_its_header_is_refused(report, tmp_path, monkeypatch):
+    """A cell too many (a comma left unquoted) or too few would shift a row's columns in its table."""
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    (tmp_path / "good.csv").write_text('a,b,c\n1,"x, y",3\n')
+    assert report._rows("good") == [{"a": "1", "b": "x, y", "c": "3"}]
+    for text in ("a,b,c\n1,x, y,3\n", "a,b,c\n1,2\n"):
+        (tmp_path / "bad.csv").write_text(text)
+        with pytest.raises(ValueError, match=r"bad\.csv: row 2 has not one cell per column"):
+            report._rows("bad")
+
+
 def test_a_hand_edit_is_caught(report):
     path = ROOT / "docs" / "training.md"
     text = path.read_text()

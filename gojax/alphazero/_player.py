@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from gojax import symmetry
 from gojax._core import checks
 from gojax._core.rules import legal_action_mask
 from gojax._core.types import GoConfig, GoState
@@ -127,9 +128,14 @@ class PolicyPlayer:
       temperature: ``0`` plays the most likely move; above ``0`` samples from
         ``softmax(logits / temperature)`` over the legal moves.
       fill_own_eyes: ``True`` leaves the mover's own eyes to the network's choice.
+      symmetries: ``8`` (default): the policy is the mean of the network's
+        logits over the 8 symmetries of the board (:func:`network_evaluator`),
+        a stronger player than one evaluation at the cost of a batch of 8;
+        ``1``: the network on the position as it is.
 
     Raises:
-      ValueError: if ``temperature`` is negative.
+      ValueError: if ``temperature`` is negative or ``symmetries`` is not 1 or 8.
+      TypeError: if ``fill_own_eyes`` is not a bool or ``symmetries`` not an integer.
     """
 
     graphdef: nnx.GraphDef
@@ -137,17 +143,20 @@ class PolicyPlayer:
     observe: Observation = basic_planes
     temperature: float = 0.0
     fill_own_eyes: bool = False
+    symmetries: int = symmetry.NUM_SYMMETRIES
 
     def __post_init__(self):
         if not self.temperature >= 0:
             raise ValueError(f"PolicyPlayer.temperature must be >= 0, got {self.temperature!r}")
         if not isinstance(self.fill_own_eyes, bool):
             raise TypeError(f"PolicyPlayer.fill_own_eyes must be a bool, got {self.fill_own_eyes!r}")
+        object.__setattr__(self, "symmetries", _check_symmetries(self.symmetries, "PolicyPlayer.symmetries"))
 
     def __call__(self, config: GoConfig, state: GoState, key: jax.Array) -> jax.Array:
         """``int32[]``: the policy's move for ``state`` (one game, no batch axis)."""
         batch = jax.tree.map(lambda x: x[None], state)
-        logits, _ = network_evaluator(self.graphdef, self.variables, self.observe)(config, batch, key)
+        evaluate = network_evaluator(self.graphdef, self.variables, self.observe, self.symmetries)
+        logits, _ = evaluate(config, batch, key)
         legal = legal_action_mask(config, state)
         if not self.fill_own_eyes:
             legal = legal & ~jnp.pad(own_eyes(config, state), (0, 1))  # pass is never an eye
@@ -162,12 +171,12 @@ class PolicyPlayer:
 jax.tree_util.register_dataclass(
     PolicyPlayer,
     data_fields=["variables"],
-    meta_fields=["graphdef", "observe", "temperature", "fill_own_eyes"],
+    meta_fields=["graphdef", "observe", "temperature", "fill_own_eyes", "symmetries"],
 )
 
 
 def network_evaluator(
-    graphdef: nnx.GraphDef, variables: Variables, observe: Observation = basic_planes
+    graphdef: nnx.GraphDef, variables: Variables, observe: Observation = basic_planes, symmetries: int = 1
 ) -> Evaluator:
     """A network as an evaluator (:data:`gojax.mcts.Evaluator`): its policy logits and its value.
 
@@ -185,15 +194,34 @@ def network_evaluator(
     Args:
       graphdef, variables: the network (:func:`split`).
       observe: the network's observation of one position (must match its training).
+      symmetries: ``1`` (default): the network on each position as it is.
+        ``8``: the network on the 8 symmetric copies of each position (one
+        batch of ``8 * B``), each policy mapped back to the position, the
+        logits and the value averaged (:func:`gojax.symmetry.symmetrize`).
 
     Returns:
       ``evaluate(config, states[B], key) -> (logits float32[B, A], value float32[B])``.
+
+    Raises:
+      TypeError, ValueError: if ``symmetries`` is not 1 or 8.
     """
+    symmetries = _check_symmetries(symmetries, "network_evaluator: symmetries")
+
+    def run(planes: jax.Array) -> tuple[jax.Array, jax.Array]:
+        logits, value, _ = apply(graphdef, variables, planes, train=False)
+        return logits.astype(jnp.float32), value.astype(jnp.float32)
 
     def evaluate(config: GoConfig, states: GoState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
         del key
         planes = jax.vmap(lambda state: observe(config, state))(states)
-        logits, value, _ = apply(graphdef, variables, planes, train=False)
-        return logits.astype(jnp.float32), value.astype(jnp.float32)
+        return run(planes) if symmetries == 1 else symmetry.symmetrize(run, planes)
 
     return evaluate
+
+
+def _check_symmetries(symmetries: object, name: str) -> int:
+    """``symmetries`` as an int, 1 or 8 (host side); TypeError or ValueError naming ``name``."""
+    count = checks.integer(symmetries, name)
+    if count not in (1, symmetry.NUM_SYMMETRIES):
+        raise ValueError(f"{name} must be 1 or {symmetry.NUM_SYMMETRIES}, got {symmetries!r}")
+    return count

@@ -187,6 +187,14 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
         help="az: value each leaf by (1 - W) times the network's value plus W times one heavy "
         "playout's result (AlphaGo's mixed evaluation; default 0: the network alone)",
     )
+    player.add_argument(
+        "--symmetries",
+        type=int,
+        choices=(1, 8),
+        default=8,
+        help="policy: 8 plays the mean of the network's logits over the board's 8 symmetries, "
+        "1 the network on the position as it is (default 8)",
+    )
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
 
 
@@ -308,6 +316,7 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         seed=args.seed,
         seconds_per_move=args.seconds_per_move or None,
         playout_weight=args.playout_weight,
+        symmetries=args.symmetries,
     )
     options = EngineOptions(
         name=args.name,

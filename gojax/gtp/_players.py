@@ -187,8 +187,12 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
         from gojax import alphazero as az
 
         graphdef, variables, observe, size = load_network(spec.checkpoint)
-        player = az.PolicyPlayer(graphdef, variables, observe=observe)
-        levels = [Level("AlphaZero network's policy, no search", _constant(player), "policy"), fast]
+        player = az.PolicyPlayer(graphdef, variables, observe=observe, symmetries=spec.symmetries)
+        averaged = f", mean over {spec.symmetries} symmetries" if spec.symmetries > 1 else ""
+        levels = [
+            Level(f"AlphaZero network's policy, no search{averaged}", _constant(player), "policy"),
+            fast,
+        ]
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
         make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search, spec.playout_weight)
