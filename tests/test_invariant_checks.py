@@ -158,25 +158,21 @@ def test_atari_bitboards(config, colour, where):
     raises(config, broken, "atari bitboards differ from the chains with one liberty")
 
 
+@pytest.mark.parametrize("config", [POSITIONAL_9, POSITIONAL_19], ids=_name)
 @pytest.mark.parametrize(
-    ("colour", "plane", "where"),
+    ("plane", "where"),
     [
-        (1, 0, WHITE_IN_ATARI),  # D9 is point 3: bit 0 set; clear it
-        (1, 2, WHITE_IN_ATARI),  # set bit 2
-        (0, 0, BLACK_IN_ATARI[0]),  # only one stone of the chain relabelled
-        (0, 1, A_BLACK_STONE),  # a label on a stone in no atari
+        (0, WHITE_IN_ATARI),  # D9 (D19) is point 3: bit 0 set; clear it
+        (2, WHITE_IN_ATARI),  # set bit 2
+        (0, BLACK_IN_ATARI[0]),  # only one stone of the chain relabelled (H3's index is odd on both)
+        (1, A_BLACK_STONE),  # a label on a stone in no atari
     ],
 )
-def test_liberty_labels(colour, plane, where):
-    config = POSITIONAL_9
+def test_liberty_labels(config, plane, where):
     state, _ = game(config)
-    broken = corrupt(state, "atari_liberty", lambda a: flip(config, a, (colour, plane), where))
+    assert np.asarray(state.atari_liberty).shape == (config.liberty_label_planes, bb.num_words(config.size))
+    broken = corrupt(state, "atari_liberty", lambda a: flip(config, a, (plane,), where))
     raises(config, broken, "atari_liberty differs from the liberties of the chains in atari")
-
-
-def test_no_liberty_labels_above_13x13():
-    state, _ = game(POSITIONAL_19)
-    assert np.asarray(state.atari_liberty).shape == (2, 0, bb.num_words(19))
 
 
 # --------------------------------------------------------------------------- hash and counters

@@ -17,7 +17,6 @@ import pytest
 from conftest import without_history
 
 import gojax
-from gojax._core import bookkeeping, play
 
 BATCH = 96
 
@@ -148,78 +147,3 @@ def test_rare_events_happened(stress_results, name, event):
 
 def test_simple_ko_rule_has_no_superko_bans(stress_results):
     assert stress_results["5x5-simple"]["superko_ban"] == 0
-
-
-def _strategies_runner(config: gojax.GoConfig):
-    """For every state of a batch and every action: whether the two capture
-    strategies of ``step`` (liberty labels, flood fill) agree, and what the
-    moves did (so the comparison is not vacuous)."""
-
-    def compare(state, action):
-        move = play.place(config, state, action)
-        results = []
-        for strategy in (play._capture_labelled, play._capture_by_fill):
-            capture = strategy(config, move)
-            settled = play.settle(config, move, capture)
-            own, opponent = bookkeeping.atari_after(config, move, capture, settled)
-            results.append(
-                (
-                    capture.captured,
-                    capture.joined,
-                    capture.relieved_own,
-                    settled.own,
-                    settled.opponent,
-                    settled.suicide,
-                    jnp.minimum(settled.own_liberties, 2),
-                    own.stones,
-                    own.labels,
-                    opponent.stones,
-                    opponent.labels,
-                )
-            )
-        same = jnp.all(jnp.stack([jnp.all(a == b) for a, b in zip(*results, strict=True)]))
-        labelled = results[0]
-        events = jnp.stack(
-            [jnp.any(labelled[0] != 0), jnp.any(labelled[1] != 0), jnp.any(labelled[2] != 0), labelled[5]]
-        )
-        return same | move.occupied, events & ~move.occupied
-
-    return jax.jit(jax.vmap(jax.vmap(compare, in_axes=(None, 0)), in_axes=(0, None)))
-
-
-def _random_positions(config: gojax.GoConfig, games: int, every: int):
-    """Every ``every``-th state of ``games`` random games of ``1.5 P`` moves (stacked)."""
-    legal = jax.vmap(functools.partial(gojax.legal_action_mask, config))
-    step = jax.vmap(functools.partial(gojax.step, config))
-    num_points = config.num_points
-
-    @jax.jit
-    def advance(state, key):
-        logits = jnp.where(legal(state), 0.0, -jnp.inf).at[:, num_points].add(-4.0)
-        after = step(state, jax.random.categorical(key, logits))
-        return after, after
-
-    state = jax.vmap(lambda _: gojax.init(config))(jnp.arange(games))
-    keys = jax.random.split(jax.random.PRNGKey(config.size), int(1.5 * num_points))
-    _, states = jax.lax.scan(advance, state, keys)
-    return jax.tree.map(lambda x: x[::every].reshape((-1, *x.shape[2:])), states)
-
-
-@pytest.mark.parametrize("size", [7, 13], ids=lambda size: f"{size}x{size}")
-def test_both_capture_strategies_agree(size, request):
-    # The fill works on any board, but step uses it only above 13x13: here it is
-    # checked against the liberty labels, on boards that keep them. On 7x7
-    # (situational superko, suicide allowed) the positions are those of the
-    # stress games; on 13x13, of random games played here.
-    if size == 7:
-        config = CONFIGS["7x7-situational-suicide"]
-        sample = request.getfixturevalue("stress_runs")["7x7-situational-suicide"][1]
-    else:
-        config = gojax.GoConfig(size=13)
-        sample = _random_positions(config, games=16, every=12)
-    same, events = _strategies_runner(config)(sample, jnp.arange(config.num_actions))
-    assert bool(jnp.all(same))
-    # captures, joined chains in atari, relieved chains and (7x7) suicides all occurred
-    happened = np.asarray(jnp.sum(events, axis=(0, 1)))
-    assert np.all(happened[:3] > 0), happened
-    assert happened[3] > 0 or not config.suicide, happened

@@ -1,13 +1,14 @@
 """The chains in atari: their liberties as bit planes, and what they tell.
 
-Up to 13x13 the state keeps, beside the ``atari`` bitboard of the stones
-whose chain has one liberty, that liberty's point index bit-sliced over
-``L = ceil(log2 P)`` planes (:attr:`gojax.GoState.atari_liberty`); a colour's
-two are a :class:`ChainsInAtari`. Which chains a move at ``p`` captures (or
-joins) is then a few word operations (:func:`captured_by`), and so is the
-hash of every capturing move, which the legal mask tests against the history
-(:func:`capture_repeats`). Larger boards label their chains in atari with one
-flood fill when the mask needs them (:func:`liberty_labels`).
+The state keeps, beside the ``atari`` bitboards of the stones whose chain has
+one liberty, that liberty's point index bit-sliced over ``L = ceil(log2 P)``
+planes (:attr:`gojax.GoState.atari_liberty`, both colours on the same
+planes); a colour's stones in atari and their planes are a
+:class:`ChainsInAtari`. Which chains a move at ``p`` captures (or joins) is
+then a few word operations (:func:`captured_by`), and so is the hash of every
+capturing move, which the legal mask tests against the history
+(:func:`capture_repeats`). One flood fill labels a board's chains in atari
+from scratch (:func:`liberty_labels`), for states put together by hand.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from gojax._core.types import GoConfig, GoState
 
 __all__ = [
     "ChainsInAtari",
+    "by_colour",
     "capture_repeats",
     "captured_by",
     "label_chains",
@@ -44,12 +46,20 @@ class ChainsInAtari:
     Attributes:
       stones: ``uint32[W]`` the stones whose chain has exactly one liberty.
       labels: ``uint32[L, W]`` that liberty bit-sliced: plane ``b`` holds the
-        stones whose chain's liberty has a point index with bit ``b`` set
-        (see :attr:`GoState.atari_liberty`; ``L = 0`` when no labels are kept).
+        stones of ``stones`` whose chain's liberty has a point index with bit
+        ``b`` set (see :attr:`GoState.atari_liberty`).
     """
 
     stones: jax.Array
     labels: jax.Array
+
+
+def by_colour(state: GoState, colour: jax.Array) -> tuple[ChainsInAtari, ChainsInAtari]:
+    """The chains in atari of colour index ``colour`` (``int[]``) and of the other colour."""
+    mine = jnp.where(colour == 0, state.atari[0], state.atari[1])
+    theirs = jnp.where(colour == 0, state.atari[1], state.atari[0])
+    labels = state.atari_liberty
+    return ChainsInAtari(mine, labels & mine), ChainsInAtari(theirs, labels & theirs)
 
 
 def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
@@ -58,13 +68,12 @@ def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
 
     For states whose ``stones`` or ``atari`` were set by hand (e.g. an earlier
     board of the game put into the current state); ``step`` keeps the labels
-    up to date by itself. A no-op above 13x13, where no labels are kept.
+    up to date by itself.
     """
-    if not config.liberty_label_planes:
-        return state
     size = config.size
     empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
-    labels = jnp.stack([liberty_labels(size, state.atari[colour], empty) for colour in range(2)])
+    # One colour at a time: a fill inside both colours' stones would run from a chain into its neighbour.
+    labels = liberty_labels(size, state.atari[0], empty) | liberty_labels(size, state.atari[1], empty)
     return state.replace(atari_liberty=labels.astype(jnp.uint32))
 
 
@@ -98,7 +107,7 @@ def liberty_labels(size: int, atari: jax.Array, empty: jax.Array) -> jax.Array:
 @bb.scoped
 def captured_by(chains: ChainsInAtari, points: jax.Array) -> jax.Array:
     """The chains of ``chains`` whose liberty is ``points[k]`` (``int[K]``, -1
-    for none): ``uint32[K, W]``. Needs the labels (``L > 0``)."""
+    for none): ``uint32[K, W]``."""
     labels, atari = chains.labels, chains.stones
     levels = jnp.arange(labels.shape[0], dtype=jnp.int32)
     wanted = ((jnp.maximum(points, 0)[:, None] >> levels) & 1).astype(jnp.bool_)  # [K, L]

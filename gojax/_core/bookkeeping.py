@@ -134,11 +134,9 @@ def atari_after(
     )  # [5, W]: the opponent's four sides, the mover's chain
     own_kept = own_atari & ~capture.relieved_own & ~capture.joined & ~settled.removed_own
     opponent_kept = opponent_atari & ~capture.captured & ~relieved_opponent
-    own_labels, opponent_labels = move.own_atari.labels, move.opponent_atari.labels
-    if config.liberty_label_planes:
-        labelled = _atari.label_chains(config, entering, settled.empty)  # [5, L, W]
-        own_labels = (own_labels & own_kept) | labelled[4]
-        opponent_labels = (opponent_labels & opponent_kept) | bb.union(labelled[:4])
+    labelled = _atari.label_chains(config, entering, settled.empty)  # [5, L, W]
+    own_labels = (move.own_atari.labels & own_kept) | labelled[4]
+    opponent_labels = (move.opponent_atari.labels & opponent_kept) | bb.union(labelled[:4])
     own = _atari.ChainsInAtari(stones=(own_kept | entering[4]) & settled.own, labels=own_labels & settled.own)
     opponent = _atari.ChainsInAtari(
         stones=(opponent_kept | bb.union(entering[:4])) & settled.opponent,
@@ -188,7 +186,7 @@ def played(
     return state.replace(
         stones=by_colour(colour, settled.own, settled.opponent),
         atari=by_colour(colour, own_atari.stones, opponent_atari.stones),
-        atari_liberty=by_colour(colour, own_atari.labels, opponent_atari.labels),
+        atari_liberty=own_atari.labels | opponent_atari.labels,
         turn=(1 - colour).astype(jnp.int8),
         hash=hashed.position,
         move_number=move_number,

@@ -45,7 +45,7 @@ def state_shapes(config: GoConfig) -> dict[str, _Shape]:
 def _state_shapes(config: GoConfig) -> dict[str, _Shape]:
     """The shape of every :class:`GoState` field for one game of ``config``.
 
-    ``stones``/``atari`` ``[2, W]``, ``atari_liberty`` ``[2, L, W]``,
+    ``stones``/``atari`` ``[2, W]``, ``atari_liberty`` ``[L, W]``,
     ``hash``/``captures`` ``[2]``, ``history`` ``[H, 2]``, ``history_head``
     ``[M]``, ``history_prev`` ``[H]``, every other field ``[]`` - the shapes
     of :func:`gojax.init`.
@@ -56,7 +56,7 @@ def _state_shapes(config: GoConfig) -> dict[str, _Shape]:
     shapes.update(
         stones=(2, words),
         atari=(2, words),
-        atari_liberty=(2, config.liberty_label_planes, words),
+        atari_liberty=(config.liberty_label_planes, words),
         hash=(2,),
         captures=(2,),
         history=(length, 2),

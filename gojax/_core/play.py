@@ -7,11 +7,9 @@ captured stones and, for a suicide, the mover's own chain (a
 :class:`Settled` board). The hash, the superko test and the bookkeeping that
 follow are in :mod:`gojax._core.bookkeeping`.
 
-The capture phase has one strategy per board-size class. Up to 13x13 the
-state labels the liberty of every chain in atari (``L > 0``), and the chains a
-move captures or joins are read off the labels (:func:`_capture_labelled`);
-larger boards grow them with a flood fill inside the atari bitboards
-(:func:`_capture_by_fill`). Both return the same :class:`Capture`.
+The chains a move captures or joins are read off the liberty labels of the
+chains in atari (:attr:`gojax.GoState.atari_liberty`); one flood fill grows
+the chains next to the move whose liberties it changes.
 """
 
 from __future__ import annotations
@@ -134,8 +132,7 @@ def place(config: GoConfig, state: GoState, action: jax.typing.ArrayLike) -> Mov
     action = jnp.asarray(action, jnp.int32)
     point = jnp.clip(action, 0, num_points)
     colour, own, opponent = own_and_opponent(state)
-    _, own_atari, opponent_atari = own_and_opponent(state, state.atari)
-    _, own_labels, opponent_labels = own_and_opponent(state, state.atari_liberty)
+    own_atari, opponent_atari = _atari.by_colour(state, colour)
     placed = bb.point_bits(point, size)
     return Move(
         point=point,
@@ -146,17 +143,10 @@ def place(config: GoConfig, state: GoState, action: jax.typing.ArrayLike) -> Mov
         occupied=bb.any_set((own | opponent) & placed),
         own=own,
         opponent=opponent,
-        own_atari=_atari.ChainsInAtari(stones=own_atari, labels=own_labels),
-        opponent_atari=_atari.ChainsInAtari(stones=opponent_atari, labels=opponent_labels),
+        own_atari=own_atari,
+        opponent_atari=opponent_atari,
         empty_after=jnp.asarray(bb.board_mask(size)) & ~(own | opponent | placed),
     )
-
-
-def capture(config: GoConfig, move: Move) -> Capture:
-    """What ``move`` captures and touches, by the strategy of the board's size class."""
-    if config.liberty_label_planes:
-        return _capture_labelled(config, move)
-    return _capture_by_fill(config, move)
 
 
 def _sides(move: Move, size: int) -> jax.Array:
@@ -165,8 +155,8 @@ def _sides(move: Move, size: int) -> jax.Array:
 
 
 @bb.scoped
-def _capture_labelled(config: GoConfig, move: Move) -> Capture:
-    """Boards with liberty labels (up to 13x13).
+def capture(config: GoConfig, move: Move) -> Capture:
+    """What ``move`` captures and touches.
 
     The chains in atari whose liberty is the move are read off their liberty
     labels: the opponent's are captured, the mover's join the new stone. Then
@@ -196,39 +186,6 @@ def _capture_labelled(config: GoConfig, move: Move) -> Capture:
         own_chain=regions[4],
         opponent_chains=regions[:4],
         relieved_own=regions[5],
-    )
-
-
-@bb.scoped
-def _capture_by_fill(config: GoConfig, move: Move) -> Capture:
-    """Boards without liberty labels (above 13x13).
-
-    One flood fill grows, from the move, the opponent chains it touches that
-    are not in atari and the mover's chain through the new stone, both
-    stopping at two liberties, and, inside the atari bitboards, the opponent
-    chains the move captures and the mover's chains in atari it joins. A
-    second fill grows the mover's chains in atari that the capture relieves.
-    """
-    size = config.size
-    sides = _sides(move, size)
-    around = bb.union(sides)
-    survivors = move.opponent & ~move.opponent_atari.stones
-    own_atari, opponent_atari = move.own_atari.stones, move.opponent_atari.stones
-    free = jnp.broadcast_to(move.empty_after, (5, *move.empty_after.shape))
-    nothing = jnp.zeros_like(move.placed)
-    regions = bb.flood_fill(
-        jnp.concatenate([sides, jnp.stack([move.placed, around, around])]),
-        jnp.stack([*[survivors] * 4, move.own | move.placed, opponent_atari, own_atari]),
-        size,
-        free=jnp.concatenate([free, nothing[None], nothing[None]]),
-    )
-    captured = jnp.where(move.is_pass, nothing, regions[5])
-    return Capture(
-        captured=captured,
-        joined=regions[6],
-        own_chain=regions[4],
-        opponent_chains=regions[:4],
-        relieved_own=bb.flood_fill(bb.neighbours(captured, size) & own_atari, own_atari, size),
     )
 
 

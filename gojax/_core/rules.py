@@ -66,7 +66,7 @@ def init(config: GoConfig) -> GoState:
     return GoState(
         stones=jnp.zeros((2, words), jnp.uint32),
         atari=jnp.zeros((2, words), jnp.uint32),
-        atari_liberty=jnp.zeros((2, config.liberty_label_planes, words), jnp.uint32),
+        atari_liberty=jnp.zeros((config.liberty_label_planes, words), jnp.uint32),
         turn=jnp.int8(0),
         hash=jnp.zeros((2,), jnp.uint32),
         history=lists.entries,
@@ -223,7 +223,7 @@ def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) ->
     at once by walking one stone-count bucket; capturing moves (and suicides,
     where allowed) are hashed and tested a few at a time, the stones each one
     removes read off the liberty labels of the chains in atari
-    (``state.atari_liberty`` up to 13x13; one flood fill on larger boards).
+    (``state.atari_liberty``).
     """
     _guards.check_state(config, state, "gojax.legal_action_mask")
     if not isinstance(superko, bool):
@@ -231,7 +231,8 @@ def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) ->
     size = config.size
     full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _play.own_and_opponent(state)
-    _, own_atari, opponent_atari = _play.own_and_opponent(state, state.atari)
+    own_chains, opponent_chains = _atari.by_colour(state, colour)
+    own_atari, opponent_atari = own_chains.stones, opponent_chains.stones
 
     empty = full & ~(own | opponent)
     captures = bb.neighbours(opponent_atari, size) & empty
@@ -251,21 +252,13 @@ def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) ->
         special = (captures | suicides) if config.suicide else captures
         plain = legal & ~special
         banned = plain & _history.plain_repeats(config, lists, base, colour)
-        _, own_labels, opponent_labels = _play.own_and_opponent(state, state.atari_liberty)
-
-        def chains(atari: jax.Array, labels: jax.Array) -> _atari.ChainsInAtari:
-            # The state's labels, or (above 13x13) labels from one flood fill.
-            if not config.liberty_label_planes:
-                labels = _atari.liberty_labels(size, atari, empty)
-            return _atari.ChainsInAtari(stones=atari, labels=labels)
-
         banned |= _atari.capture_repeats(
             config,
             lists,
             special & legal,
             colour,
-            chains(own_atari, own_labels) if config.suicide else None,
-            chains(opponent_atari, opponent_labels),
+            own_chains if config.suicide else None,
+            opponent_chains,
             suicides,
             base,
         )

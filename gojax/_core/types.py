@@ -45,8 +45,6 @@ MOVE_CAP_PER_POINT = 2
 told otherwise.
 """
 _KO_RULES = ("simple", "positional", "situational")
-# Largest board whose state keeps the liberties of its chains in atari.
-_MAX_LABELLED_SIZE = 13
 
 _T = TypeVar("_T")
 
@@ -153,14 +151,7 @@ class GoConfig:
 
     @property
     def liberty_label_planes(self) -> int:
-        """``L``: planes of :attr:`GoState.atari_liberty`.
-
-        ``ceil(log2 P)`` (enough bits to name any point) up to 13x13, and 0 on
-        larger boards, where the legal mask labels the chains in atari with a
-        flood fill instead - which keeps a 19x19 state under 8 KB.
-        """
-        if self.size > _MAX_LABELLED_SIZE:
-            return 0
+        """``L``: planes of :attr:`GoState.atari_liberty`: ``ceil(log2 P)``, the bits of any point index."""
         return max(1, (self.num_points - 1).bit_length())
 
     @property
@@ -185,11 +176,12 @@ class GoState:
       atari: ``uint32[2, W]`` the stones of each colour whose chain has exactly
         one liberty, kept up to date incrementally by ``step`` (the legal mask
         reads suicides and captures off it).
-      atari_liberty: ``uint32[2, L, W]`` the liberty of every chain in
-        ``atari``, bit-sliced: plane ``b`` of colour ``c`` holds the stones of
-        ``c``'s chains in atari whose single liberty has a point index with
-        bit ``b`` set (``L = config.liberty_label_planes``; ``L = 0`` above
-        13x13). The legal mask reads which chains a move captures off it.
+      atari_liberty: ``uint32[L, W]`` the liberty of every chain in
+        ``atari``, bit-sliced: plane ``b`` holds the stones (of either
+        colour) in atari whose chain's single liberty has a point index with
+        bit ``b`` set (``L = config.liberty_label_planes``; a stone's colour
+        says whose chain it is). ``step`` and the legal mask read which chains
+        a move captures off it.
       turn: ``int8[]`` colour index to move (0 black, 1 white).
       hash: ``uint32[2]`` 64-bit Zobrist hash of the stones (two 32-bit words).
       history: ``uint32[H, 2]`` hash of the position after each move

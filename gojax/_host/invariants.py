@@ -35,7 +35,7 @@ class InvariantError(AssertionError):
 
 
 def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> np.ndarray:
-    """:attr:`GoState.atari_liberty` from scratch: ``uint32[..., 2, L, W]``.
+    """:attr:`GoState.atari_liberty` from scratch: ``uint32[..., L, W]``.
 
     Args:
       config: the rules.
@@ -46,8 +46,8 @@ def liberty_planes(config: GoConfig, atari: np.ndarray, liberty: np.ndarray) -> 
     atari, liberty = np.asarray(atari), np.asarray(liberty)
     levels = np.arange(config.liberty_label_planes)[:, None, None]
     bits = (np.maximum(liberty, 0)[..., None, :, :] >> levels) & 1  # [..., L, N, N]
-    planes = np.stack([bits * (atari == colour)[..., None, :, :] for colour in (1, 2)], axis=-4)
-    return bb.from_grid_np(planes, config.size)  # [..., 2, L, W]
+    planes = bits * (atari > 0)[..., None, :, :]
+    return bb.from_grid_np(planes, config.size)  # [..., L, W]
 
 
 def _liberties(boards: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -71,11 +71,11 @@ random. The move is the most visited root child (ties: the higher ``Q``,
 then random); the policy target is the root's visit frequencies.
 
 **Memory.** The tree stores one :class:`gojax.GoState` per node:
-``B * (num_simulations + 1)`` states - 2,528 bytes each on 9x9 under
-positional superko (242 with ``ko_rule="simple"``), 7,704 on 19x19 (218
+``B * (num_simulations + 1)`` states - 2,444 bytes each on 9x9 under
+positional superko (158 with ``ko_rule="simple"``), 8,136 on 19x19 (650
 simple ko) - plus six ``[B, num_simulations + 1, A]`` 4-byte arrays of child
-statistics. For 9x9, batch 256 and 64 simulations: 42 MB of states and 33 MB
-of statistics; for 19x19, batch 256 and 800 simulations: 1.6 GB of states
+statistics. For 9x9, batch 256 and 64 simulations: 41 MB of states and 33 MB
+of statistics; for 19x19, batch 256 and 800 simulations: 1.7 GB of states
 and 1.8 GB of statistics (use the simple ko rule, or a smaller batch).
 
 Shapes: ``B`` batch, ``N`` board side, ``P = N * N``, ``A = P + 1`` (pass is ``P``).
