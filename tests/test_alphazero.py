@@ -589,9 +589,10 @@ NUMPY_SYMMETRIES = [
 
 
 def test_policy_player_averages_the_logits_over_the_eight_symmetries(positions, jitted):
-    """``symmetries=8`` (the default): the logits and the value are the means over the 8 rotated and
-    mirrored boards, each policy mapped back (computed here with NumPy), and the player's move the
-    best legal one by that mean; ``symmetries=1`` the network on the board as it is."""
+    """``symmetries=8`` (the policy player's default): the logits and the value are the means over the
+    8 rotated and mirrored boards, each policy mapped back (computed here with NumPy), and the player's
+    move the best legal one by that mean (the AlphaZero player's search evaluates the same way);
+    ``symmetries=1`` the network on the board as it is."""
     graphdef, variables = az.split(_net(3))
     names, states = positions
     planes = np.asarray(jax.vmap(lambda s: az.basic_planes(CONFIG, s))(states))
@@ -609,6 +610,10 @@ def test_policy_player_averages_the_logits_over_the_eight_symmetries(positions, 
     np.testing.assert_allclose(np.asarray(got_value), mean_value, rtol=1e-5, atol=1e-5)
     plain = az.network_evaluator(graphdef, variables)(CONFIG, states, jax.random.PRNGKey(0))[0]
     np.testing.assert_allclose(np.asarray(plain), logits[0], rtol=1e-5, atol=1e-5)
+    searcher = az.AlphaZeroPlayer(graphdef, variables, az.PLAY_SETTINGS, symmetries=8)
+    searched = searcher.evaluator()(CONFIG, states, jax.random.PRNGKey(0))[0]  # what its search calls
+    np.testing.assert_allclose(np.asarray(searched), mean_logits, rtol=1e-5, atol=1e-5)
+    assert az.AlphaZeroPlayer(graphdef, variables).symmetries == 1
 
     move = jax.jit(lambda p, s, k: p(CONFIG, s, k))
     averaged, single = (
@@ -634,6 +639,8 @@ def test_policy_player_averages_the_logits_over_the_eight_symmetries(positions, 
             az.PolicyPlayer(graphdef, variables, symmetries=bad)
         with pytest.raises(error, match=r"network_evaluator: symmetries"):
             az.network_evaluator(graphdef, variables, symmetries=bad)
+        with pytest.raises(error, match=r"AlphaZeroPlayer\.symmetries"):
+            az.AlphaZeroPlayer(graphdef, variables, symmetries=bad)
 
 
 # Black to move with three one-point eyes; White's side of the board is open (first), then a board

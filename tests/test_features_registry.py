@@ -250,6 +250,13 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
     assert searches and all(level.make(config).playout_weight == 0.5 for level in searches)
     assert all("playout weight 0.5" in level.label for level in searches)
     assert all(level.make(config).playout_weight == 0.0 for level in levels if level.family == "az")
+    averaged, _ = player_levels(
+        gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), symmetries=8)
+    )
+    searches = [level for level in averaged if level.family == "az"]
+    assert searches and all(level.make(config).symmetries == 8 for level in searches)
+    assert all("mean over 8 symmetries" in level.label for level in searches)
+    assert all(level.make(config).symmetries == 1 for level in levels if level.family == "az")
     for symmetries in (8, 1):
         raw, _ = player_levels(
             gtp.PlayerSpec("policy", checkpoint=str(tmp_path / "basic"), symmetries=symmetries)

@@ -748,8 +748,12 @@ def test_the_tree_search_playout_policy_from_the_command_line():
     raw = ["--player", "policy", "--checkpoint", "runs/net"]
     assert engine_arguments(build_parser().parse_args(raw))[1].symmetries == 8
     assert engine_arguments(build_parser().parse_args([*raw, "--symmetries", "1"]))[1].symmetries == 1
-    with pytest.raises(ValueError, match="symmetries is for kind 'policy', not 'az'"):
-        engine_arguments(build_parser().parse_args([*mixed[:4], "--symmetries", "1"]))
+    assert engine_arguments(build_parser().parse_args(mixed[:4]))[1].symmetries == 1  # a search's default
+    assert engine_arguments(build_parser().parse_args([*mixed[:4], "--symmetries", "8"]))[1].symmetries == 8
+    guided = ["--checkpoint", "runs/net", "--symmetries", "8"]
+    assert engine_arguments(build_parser().parse_args(guided))[1].symmetries == 8
+    with pytest.raises(ValueError, match=r"symmetries is for a network .*kind 'mcts' has none"):
+        engine_arguments(build_parser().parse_args(["--symmetries", "8"]))
     with pytest.raises(SystemExit):
         build_parser().parse_args([*raw, "--symmetries", "4"])
     with pytest.raises(ValueError, match=r"PlayerSpec\.symmetries must be 1 or 8, got 4"):

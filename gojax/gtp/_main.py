@@ -191,9 +191,9 @@ def _add_network(player: argparse._ArgumentGroup) -> None:
         "--symmetries",
         type=int,
         choices=(1, 8),
-        default=8,
-        help="policy: 8 plays the mean of the network's logits over the board's 8 symmetries, "
-        "1 the network on the position as it is (default 8)",
+        default=None,
+        help="with --checkpoint: the network evaluates a position as the mean over the board's 8 "
+        "symmetries (8) or as it is (1); default 8 for --player policy, 1 for the searches",
     )
     player.add_argument("--seed", type=int, default=0, help="PRNG seed of the searches")
 

@@ -74,8 +74,10 @@ class TreeSearcher(Searcher):
             from gojax import alphazero  # needs flax: only for a network-guided search
 
             graphdef, variables, observe, self.board_size = load_network(spec.checkpoint)
-            self.guide = alphazero.network_evaluator(graphdef, variables, observe)
+            symmetries = spec.symmetries or 1
+            self.guide = alphazero.network_evaluator(graphdef, variables, observe, symmetries)
             label += f", guided by {spec.checkpoint}"
+            label += f" (mean over {symmetries} symmetries)" if symmetries > 1 else ""
         level = Level(label, _no_function, "mcts", jit=False)
         super().__init__([level], spec.seed, now, seconds_per_move=spec.seconds_per_move)
         self.settings = settings

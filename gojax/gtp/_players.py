@@ -113,13 +113,14 @@ def load_network(checkpoint: str) -> tuple[Any, Any, Any, int | None]:
     return graphdef, variables, spec.observe, (int(size) if size is not None else None)
 
 
-def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0):
+def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0, symmetries: int | None = 1):
     """``(make(num_simulations) -> player, board_size, algorithm)`` from an AlphaZero checkpoint.
 
     ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
     (``None``: ``SearchSettings(algorithm=AZ_ALGORITHM).for_play()``); each level replaces its
     ``num_simulations``. ``playout_weight`` mixes heavy playouts into the
-    leaves' values (:class:`gojax.alphazero.AlphaZeroPlayer`).
+    leaves' values and ``symmetries`` averages the network over the board's
+    symmetries (:class:`gojax.alphazero.AlphaZeroPlayer`).
     """
     from gojax import alphazero as az
 
@@ -132,7 +133,12 @@ def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0):
     def make(num_simulations: int):
         settings = search.replace(num_simulations=num_simulations)
         player = az.AlphaZeroPlayer(
-            graphdef, variables, settings, observe=observe, playout_weight=playout_weight
+            graphdef,
+            variables,
+            settings,
+            observe=observe,
+            playout_weight=playout_weight,
+            symmetries=1 if symmetries is None else symmetries,
         )
         return lambda config: player
 
@@ -186,6 +192,7 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
         assert spec.checkpoint is not None  # PlayerSpec checks it
         from gojax import alphazero as az
 
+        assert spec.symmetries is not None  # PlayerSpec gives the kind's default
         graphdef, variables, observe, size = load_network(spec.checkpoint)
         player = az.PolicyPlayer(graphdef, variables, observe=observe, symmetries=spec.symmetries)
         averaged = f", mean over {spec.symmetries} symmetries" if spec.symmetries > 1 else ""
@@ -195,9 +202,14 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
         ]
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
-        make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search, spec.playout_weight)
+        make, size, algorithm = _load_alphazero(
+            spec.checkpoint, spec.search, spec.playout_weight, spec.symmetries
+        )
         larger = _doublings(spec.simulations) if spec.seconds_per_move is not None else []
         mixed = f", playout weight {spec.playout_weight:g}" if spec.playout_weight else ""
+        mixed += (
+            f", mean over {spec.symmetries} symmetries" if spec.symmetries and spec.symmetries > 1 else ""
+        )
         levels = [
             Level(f"AlphaZero {algorithm} {n} simulations{mixed}", make(n), "az", n)
             for n in larger + smaller(spec.simulations, 2)

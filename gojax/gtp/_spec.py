@@ -123,10 +123,11 @@ class PlayerSpec:
         ``w`` times the result of one heavy playout
         (:attr:`gojax.alphazero.AlphaZeroPlayer.playout_weight`); ``0``:
         the network alone.
-      symmetries: ``kind="policy"``: ``8`` (default) plays the mean of the
-        network's logits over the 8 symmetries of the board, ``1`` the
-        network on the position as it is
-        (:attr:`gojax.alphazero.PolicyPlayer.symmetries`).
+      symmetries: how the network of ``checkpoint`` evaluates a position:
+        ``8``, the mean over the board's 8 symmetries
+        (:func:`gojax.alphazero.network_evaluator`), or ``1``, the position
+        as it is; ``None``: ``8`` for ``kind="policy"``, ``1`` for the
+        searches (``az``, and ``mcts`` guided by a network).
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -141,7 +142,7 @@ class PlayerSpec:
     seed: int = 0
     seconds_per_move: float | None = 1.0
     playout_weight: float = 0.0
-    symmetries: int = 8
+    symmetries: int | None = None
 
     def __post_init__(self):
         if self.kind not in PLAYERS:
@@ -166,16 +167,24 @@ class PlayerSpec:
         if weight and self.kind != "az":
             raise ValueError(f"PlayerSpec.playout_weight is for kind 'az', not {self.kind!r}")
         object.__setattr__(self, "playout_weight", weight)
-        symmetries = checks.integer(self.symmetries, "PlayerSpec.symmetries")
-        if symmetries not in (1, 8):
-            raise ValueError(f"PlayerSpec.symmetries must be 1 or 8, got {self.symmetries!r}")
-        if symmetries != 8 and self.kind != "policy":
-            raise ValueError(f"PlayerSpec.symmetries is for kind 'policy', not {self.kind!r}")
-        object.__setattr__(self, "symmetries", symmetries)
+        object.__setattr__(self, "symmetries", self._symmetries())
         if self.seconds_per_move is not None:
             object.__setattr__(
                 self, "seconds_per_move", _positive(self.seconds_per_move, "PlayerSpec.seconds_per_move")
             )
+
+    def _symmetries(self) -> int:
+        """``symmetries`` checked, ``None`` replaced by the kind's default."""
+        if self.symmetries is None:
+            return 8 if self.kind == "policy" else 1
+        symmetries = checks.integer(self.symmetries, "PlayerSpec.symmetries")
+        if symmetries not in (1, 8):
+            raise ValueError(f"PlayerSpec.symmetries must be 1 or 8, got {self.symmetries!r}")
+        if self.checkpoint is None:
+            raise ValueError(
+                f"PlayerSpec.symmetries is for a network (a checkpoint), and kind {self.kind!r} has none"
+            )
+        return symmetries
 
 
 def _positive(value, name: str) -> float:
