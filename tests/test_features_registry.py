@@ -243,20 +243,17 @@ def test_env_dataset_alphazero_and_gtp_resolve_the_same_function(tmp_path):
         s == az.SearchSettings(algorithm="puct", num_simulations=s.num_simulations).for_play()
         for s in default
     )
-    mixed, _ = player_levels(
-        gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), playout_weight=0.5)
-    )
-    searches = [level for level in mixed if level.family == "az"]
-    assert searches and all(level.make(config).playout_weight == 0.5 for level in searches)
-    assert all("playout weight 0.5" in level.label for level in searches)
-    assert all(level.make(config).playout_weight == 0.0 for level in levels if level.family == "az")
-    averaged, _ = player_levels(
-        gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), symmetries=8)
-    )
-    searches = [level for level in averaged if level.family == "az"]
-    assert searches and all(level.make(config).symmetries == 8 for level in searches)
-    assert all("mean over 8 symmetries" in level.label for level in searches)
-    assert all(level.make(config).symmetries == 1 for level in levels if level.family == "az")
+    # Playouts mixed into the leaves, the network averaged over the symmetries: each level's player.
+    for field, value, label in (
+        ("playout_weight", 0.5, "playout weight 0.5"),
+        ("symmetries", 8, "mean over 8"),
+    ):
+        spec = gtp.PlayerSpec("az", simulations=2, checkpoint=str(tmp_path / "basic"), **{field: value})
+        searches = [level for level in player_levels(spec)[0] if level.family == "az"]
+        assert searches and all(getattr(level.make(config), field) == value for level in searches)
+        assert all(label in level.label for level in searches)
+    plain = [level.make(config) for level in levels if level.family == "az"]
+    assert all(player.playout_weight == 0.0 and player.symmetries == 1 for player in plain)
     for symmetries in (8, 1):
         raw, _ = player_levels(
             gtp.PlayerSpec("policy", checkpoint=str(tmp_path / "basic"), symmetries=symmetries)
