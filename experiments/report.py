@@ -42,13 +42,15 @@ def _rows(name: str) -> list[dict[str, str]]:
     path = RESULTS / f"{name}.csv"
     if not path.exists():  # the whole-game benchmark and the training run write beside their plots
         path = ROOT / "docs" / f"{name}.csv"
+    rows = []
     with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for number, row in enumerate(rows, start=2):
-        if None in row or None in row.values():  # more cells than the header names, or fewer
-            raise ValueError(
-                f"{path.relative_to(ROOT)}: row {number} has not one cell per column of the header"
-            )
+        reader = csv.DictReader(handle)
+        for row in reader:
+            if None in row or None in row.values():  # more cells than the header names, or fewer
+                raise ValueError(
+                    f"{path.relative_to(ROOT)}: line {reader.line_num} has not one cell per header column"
+                )
+            rows.append(row)
     return rows
 
 
@@ -654,8 +656,8 @@ def gtp_startup(rows: list[dict[str, str]]) -> str:
 
 def test_tiers(rows: list[dict[str, str]]) -> str:
     """The test suite's wall time, whole and by tier, as CI runs it, with an empty JAX cache and with a
-    warm one: the median of each tier's runs on the latest date they were measured with the latest
-    run's number of tests."""
+    warm one: the median of each tier's runs on the latest run's date and machine with its number of
+    tests."""
     tiers = ("unit", "reference", "integration", "all")
     runs: dict[tuple[str, str], list[dict[str, str]]] = {}
     for r in rows:
@@ -668,7 +670,8 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
     sources = []
     for tier, cache in order:
         last = runs[tier, cache][-1]
-        same = [r for r in runs[tier, cache] if (r["date"], r["tests"]) == (last["date"], last["tests"])]
+        key = ("date", "machine", "tests")
+        same = [r for r in runs[tier, cache] if all(r[k] == last[k] for k in key)]
         seconds = round(statistics.median(int(r["seconds"]) for r in same))
         failed = max(int(r["failed"]) for r in same)
         loads = [float(r[k]) for r in same for k in ("load_before", "load_after")]

@@ -746,12 +746,16 @@ def test_the_tree_search_playout_policy_from_the_command_line():
     with pytest.raises(ValueError, match="playout_weight is for kind 'az', not 'mcts'"):
         engine_arguments(build_parser().parse_args(["--playout-weight", "0.5"]))
     raw = ["--player", "policy", "--checkpoint", "runs/net"]
-    assert engine_arguments(build_parser().parse_args(raw))[1].symmetries == 8
-    assert engine_arguments(build_parser().parse_args([*raw, "--symmetries", "1"]))[1].symmetries == 1
-    assert engine_arguments(build_parser().parse_args(mixed[:4]))[1].symmetries == 1  # a search's default
-    assert engine_arguments(build_parser().parse_args([*mixed[:4], "--symmetries", "8"]))[1].symmetries == 8
+    assert engine_arguments(build_parser().parse_args(raw))[1].network_symmetries == 8
+    assert engine_arguments(build_parser().parse_args([*raw, "--symmetries", "1"]))[1].network_symmetries == 1
+    assert engine_arguments(build_parser().parse_args(mixed[:4]))[1].network_symmetries == 1  # a search's
+    averaged = engine_arguments(build_parser().parse_args([*mixed[:4], "--symmetries", "8"]))[1]
+    assert averaged.network_symmetries == 8
     guided = ["--checkpoint", "runs/net", "--symmetries", "8"]
-    assert engine_arguments(build_parser().parse_args(guided))[1].symmetries == 8
+    assert engine_arguments(build_parser().parse_args(guided))[1].network_symmetries == 8
+    spec = gtp.PlayerSpec("policy", checkpoint="runs/net")  # the default is the kind's, kept as None
+    assert spec.symmetries is None and dataclasses.replace(spec, kind="az").network_symmetries == 1
+    assert dataclasses.replace(gtp.PlayerSpec("mcts"), seed=3).network_symmetries == 1
     with pytest.raises(ValueError, match=r"symmetries is for a network .*kind 'mcts' has none"):
         engine_arguments(build_parser().parse_args(["--symmetries", "8"]))
     with pytest.raises(SystemExit):
@@ -885,9 +889,11 @@ def test_alphazero_player_gets_the_search_settings(tmp_path):
 
 def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
     """``--player policy --symmetries 1``: the network's highest legal logit, no search (C3 first,
-    then B2); by default the mean over the 8 symmetries, which spreads B2's logit over its 4 images."""
+    then B2); by default the mean over the 8 symmetries, which spreads B2's logit over its 4 images
+    (5 each) while C3's four neighbours keep their 6."""
     bias = np.zeros(26, np.float32)
     bias[[gojax.from_gtp(gojax.GoConfig(size=5), v) for v in ("C3", "B2")]] = (30.0, 20.0)
+    bias[[gojax.from_gtp(gojax.GoConfig(size=5), v) for v in ("C2", "B3", "D3", "C4")]] = 6.0
     _tiny_checkpoint(tmp_path / "net", bias)
     spec = PlayerSpec("policy", checkpoint=str(tmp_path / "net"), symmetries=1)
     engine = gtp.GTPEngine(gojax.GoConfig(size=9), spec)
@@ -899,7 +905,7 @@ def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
     engine = gtp.GTPEngine(gojax.GoConfig(size=5), PlayerSpec("policy", checkpoint=str(tmp_path / "net")))
     assert engine.searcher.levels[0].label == "AlphaZero network's policy, no search, mean over 8 symmetries"
     assert engine.send("genmove b") == "C3"  # the centre is its own image under every symmetry
-    assert engine.send("genmove w") in ("B2", "B4", "D2", "D4")  # B2 and its images: 20 / 4 each
+    assert engine.send("genmove w") in ("C2", "B3", "D3", "C4")  # not B2: its 20 is 5 on each image
     engine.close()
 
 

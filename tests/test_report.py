@@ -38,7 +38,7 @@ def test_a_row_out_of_step_with_its_header_is_refused(report, tmp_path, monkeypa
     assert report._rows("good") == [{"a": "1", "b": "x, y", "c": "3"}]
     for text in ("a,b,c\n1,x, y,3\n", "a,b,c\n1,2\n"):
         (tmp_path / "bad.csv").write_text(text)
-        with pytest.raises(ValueError, match=r"bad\.csv: row 2 has not one cell per column"):
+        with pytest.raises(ValueError, match=r"bad\.csv: line 2 has not one cell per header column"):
             report._rows("bad")
 
 

@@ -7,7 +7,7 @@ planes); a colour's stones in atari and their planes are a
 :class:`ChainsInAtari`. Which chains a move at ``p`` captures (or joins) is
 then a few word operations (:func:`captured_by`), and so is the hash of every
 capturing move, which the legal mask tests against the history
-(:func:`capture_repeats`). One flood fill labels a board's chains in atari
+(:func:`capture_repeats`). One flood fill labels a colour's chains in atari
 from scratch (:func:`liberty_labels`), for states put together by hand.
 """
 
@@ -26,9 +26,9 @@ from gojax._core.types import GoConfig, GoState
 
 __all__ = [
     "ChainsInAtari",
-    "by_colour",
     "capture_repeats",
     "captured_by",
+    "chains_in_atari",
     "label_chains",
     "liberty_labels",
     "with_atari_liberty",
@@ -54,7 +54,7 @@ class ChainsInAtari:
     labels: jax.Array
 
 
-def by_colour(state: GoState, colour: jax.Array) -> tuple[ChainsInAtari, ChainsInAtari]:
+def chains_in_atari(state: GoState, colour: jax.Array) -> tuple[ChainsInAtari, ChainsInAtari]:
     """The chains in atari of colour index ``colour`` (``int[]``) and of the other colour."""
     mine = jnp.where(colour == 0, state.atari[0], state.atari[1])
     theirs = jnp.where(colour == 0, state.atari[1], state.atari[0])
@@ -64,7 +64,7 @@ def by_colour(state: GoState, colour: jax.Array) -> tuple[ChainsInAtari, ChainsI
 
 def with_atari_liberty(config: GoConfig, state: GoState) -> GoState:
     """``state`` with :attr:`GoState.atari_liberty` recomputed from its stones
-    and ``atari`` bitboards (one flood fill).
+    and ``atari`` bitboards (a flood fill per colour).
 
     For states whose ``stones`` or ``atari`` were set by hand (e.g. an earlier
     board of the game put into the current state); ``step`` keeps the labels

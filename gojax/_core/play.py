@@ -132,7 +132,7 @@ def place(config: GoConfig, state: GoState, action: jax.typing.ArrayLike) -> Mov
     action = jnp.asarray(action, jnp.int32)
     point = jnp.clip(action, 0, num_points)
     colour, own, opponent = own_and_opponent(state)
-    own_atari, opponent_atari = _atari.by_colour(state, colour)
+    own_atari, opponent_atari = _atari.chains_in_atari(state, colour)
     placed = bb.point_bits(point, size)
     return Move(
         point=point,

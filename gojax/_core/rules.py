@@ -17,7 +17,7 @@ of states passed without ``jax.vmap`` or a non-integer action raise a
 shapes and dtypes while the function is traced and costs nothing at run time.
 
 ``step`` runs in named phases: :mod:`gojax._core.play` places the stone,
-captures (by the strategy of the board's size class) and removes a suicide;
+captures (reading the liberty labels of the chains in atari) and removes a suicide;
 :mod:`gojax._core.bookkeeping` hashes the new position, tests it against the
 ko rule, updates the chains in atari and the history, and chooses the outcome.
 """
@@ -231,7 +231,7 @@ def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) ->
     size = config.size
     full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _play.own_and_opponent(state)
-    own_chains, opponent_chains = _atari.by_colour(state, colour)
+    own_chains, opponent_chains = _atari.chains_in_atari(state, colour)
     own_atari, opponent_atari = own_chains.stones, opponent_chains.stones
 
     empty = full & ~(own | opponent)

@@ -69,7 +69,7 @@ class AlphaZeroPlayer:
         (:func:`network_evaluator`), each evaluation a batch 8 times larger.
 
     Raises:
-      TypeError: if ``settings`` is not a :class:`SearchSettings`.
+      TypeError: if ``settings`` is not a :class:`SearchSettings` or ``symmetries`` not an integer.
       ValueError: for a ``playout_weight`` outside ``[0, 1]``, an unknown ``playout_policy``
         or ``symmetries`` other than 1 or 8.
     """
@@ -206,6 +206,8 @@ def network_evaluator(
         ``8``: the network on the 8 symmetric copies of each position (one
         batch of ``8 * B``), each policy mapped back to the position, the
         logits and the value averaged (:func:`gojax.symmetry.symmetrize`).
+        Right only for an observation whose planes turn with the board (every
+        registered one: a point's planes describe that point).
 
     Returns:
       ``evaluate(config, states[B], key) -> (logits float32[B, A], value float32[B])``.

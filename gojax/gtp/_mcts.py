@@ -74,7 +74,7 @@ class TreeSearcher(Searcher):
             from gojax import alphazero  # needs flax: only for a network-guided search
 
             graphdef, variables, observe, self.board_size = load_network(spec.checkpoint)
-            symmetries = spec.symmetries or 1
+            symmetries = spec.network_symmetries
             self.guide = alphazero.network_evaluator(graphdef, variables, observe, symmetries)
             label += f", guided by {spec.checkpoint}"
             label += f" (mean over {symmetries} symmetries)" if symmetries > 1 else ""

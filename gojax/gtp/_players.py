@@ -113,7 +113,7 @@ def load_network(checkpoint: str) -> tuple[Any, Any, Any, int | None]:
     return graphdef, variables, spec.observe, (int(size) if size is not None else None)
 
 
-def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0, symmetries: int | None = 1):
+def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0, symmetries: int = 1):
     """``(make(num_simulations) -> player, board_size, algorithm)`` from an AlphaZero checkpoint.
 
     ``search`` is the :class:`gojax.alphazero.SearchSettings` of every level
@@ -138,7 +138,7 @@ def _load_alphazero(checkpoint: str, search: Any, playout_weight: float = 0.0, s
             settings,
             observe=observe,
             playout_weight=playout_weight,
-            symmetries=1 if symmetries is None else symmetries,
+            symmetries=symmetries,
         )
         return lambda config: player
 
@@ -192,24 +192,21 @@ def player_levels(spec: PlayerSpec) -> tuple[list[Level], int | None]:
         assert spec.checkpoint is not None  # PlayerSpec checks it
         from gojax import alphazero as az
 
-        assert spec.symmetries is not None  # PlayerSpec gives the kind's default
         graphdef, variables, observe, size = load_network(spec.checkpoint)
-        player = az.PolicyPlayer(graphdef, variables, observe=observe, symmetries=spec.symmetries)
-        averaged = f", mean over {spec.symmetries} symmetries" if spec.symmetries > 1 else ""
+        symmetries = spec.network_symmetries
+        player = az.PolicyPlayer(graphdef, variables, observe=observe, symmetries=symmetries)
+        averaged = f", mean over {symmetries} symmetries" if symmetries > 1 else ""
         levels = [
             Level(f"AlphaZero network's policy, no search{averaged}", _constant(player), "policy"),
             fast,
         ]
     else:
         assert spec.checkpoint is not None  # PlayerSpec checks it
-        make, size, algorithm = _load_alphazero(
-            spec.checkpoint, spec.search, spec.playout_weight, spec.symmetries
-        )
+        symmetries = spec.network_symmetries
+        make, size, algorithm = _load_alphazero(spec.checkpoint, spec.search, spec.playout_weight, symmetries)
         larger = _doublings(spec.simulations) if spec.seconds_per_move is not None else []
         mixed = f", playout weight {spec.playout_weight:g}" if spec.playout_weight else ""
-        mixed += (
-            f", mean over {spec.symmetries} symmetries" if spec.symmetries and spec.symmetries > 1 else ""
-        )
+        mixed += f", mean over {symmetries} symmetries" if symmetries > 1 else ""
         levels = [
             Level(f"AlphaZero {algorithm} {n} simulations{mixed}", make(n), "az", n)
             for n in larger + smaller(spec.simulations, 2)

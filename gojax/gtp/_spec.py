@@ -35,7 +35,7 @@ __all__ = [
 
 PLAYERS = ("mcts", "random", "heuristic", "mc", "uct", "az", "policy")
 """The player kinds of the engine (``mcts``, the tree search, is the default: the strongest untrained one;
-``policy`` is an AlphaZero network's raw policy, no search)."""
+``policy`` is an AlphaZero network's raw policy, no search, averaged over the board's symmetries)."""
 
 REQUIRES = {
     "uct": ("mctx",),
@@ -94,7 +94,8 @@ class PlayerSpec:
       kind: ``mcts`` (:class:`gojax.search.TreeSearch`, an anytime tree
         search that keeps its tree between moves), ``random``, ``heuristic``,
         ``mc``, ``uct``, ``az`` or ``policy`` (the network of ``checkpoint``
-        without a search: its most likely legal move).
+        without a search: its most likely legal move, by default by the mean
+        of its logits over the board's 8 symmetries).
       simulations: UCT / AlphaZero simulations per move of the strongest level
         (the ladder adds one a quarter the size); for ``az`` with
         ``seconds_per_move``, the smallest full search of its time ladder
@@ -126,8 +127,9 @@ class PlayerSpec:
       symmetries: how the network of ``checkpoint`` evaluates a position:
         ``8``, the mean over the board's 8 symmetries
         (:func:`gojax.alphazero.network_evaluator`), or ``1``, the position
-        as it is; ``None``: ``8`` for ``kind="policy"``, ``1`` for the
-        searches (``az``, and ``mcts`` guided by a network).
+        as it is; ``None``: the kind's default (:attr:`network_symmetries`:
+        ``8`` for ``kind="policy"``, ``1`` for the searches, ``az`` and
+        ``mcts`` guided by a network).
 
     Raises:
       TypeError, ValueError: naming the field and the value.
@@ -167,16 +169,22 @@ class PlayerSpec:
         if weight and self.kind != "az":
             raise ValueError(f"PlayerSpec.playout_weight is for kind 'az', not {self.kind!r}")
         object.__setattr__(self, "playout_weight", weight)
-        object.__setattr__(self, "symmetries", self._symmetries())
+        if self.symmetries is not None:
+            object.__setattr__(self, "symmetries", self._checked_symmetries())
         if self.seconds_per_move is not None:
             object.__setattr__(
                 self, "seconds_per_move", _positive(self.seconds_per_move, "PlayerSpec.seconds_per_move")
             )
 
-    def _symmetries(self) -> int:
-        """``symmetries`` checked, ``None`` replaced by the kind's default."""
-        if self.symmetries is None:
-            return 8 if self.kind == "policy" else 1
+    @property
+    def network_symmetries(self) -> int:
+        """The symmetries the network is averaged over: ``symmetries``, or the kind's default."""
+        if self.symmetries is not None:
+            return self.symmetries
+        return 8 if self.kind == "policy" else 1
+
+    def _checked_symmetries(self) -> int:
+        """``symmetries`` (given) as an int, 1 or 8, for a player with a network."""
         symmetries = checks.integer(self.symmetries, "PlayerSpec.symmetries")
         if symmetries not in (1, 8):
             raise ValueError(f"PlayerSpec.symmetries must be 1 or 8, got {self.symmetries!r}")

@@ -6,8 +6,8 @@ The flat Monte-Carlo player of Bruegmann (1993) and Bouzy & Helmstetter
 mean result for the mover. All ``A * num_playouts`` playouts of one decision
 run at once (``vmap`` over moves and playouts), so a batch of ``B`` games
 holds ``B * A * num_playouts`` game states in memory while it thinks (9x9,
-positional superko: 2,528 bytes a state, so 16 playouts and 256 games are about
-850 MB) and its cost is that many playouts per move - the reason this player
+positional superko: 2,444 bytes a state, so 16 playouts and 256 games are about
+820 MB) and its cost is that many playouts per move - the reason this player
 is a baseline, not a practical one.
 
 Candidates are the legal moves (pass included) minus the mover's own

@@ -6,7 +6,7 @@ reads:
 
 * **Kept**: the stones of each colour, the stones of each colour whose chain
   is in atari and the liberty of each such chain bit-sliced over ``L`` planes
-  (as :attr:`gojax.GoState.atari_liberty`, for every board size), the
+  (:attr:`gojax.GoState.atari_liberty`, split by colour), the
   simple-ko point, the player to move, the consecutive passes, the moves
   played, the last move's point.
 * **Dropped**: the Zobrist hash and the superko history (a playout may repeat
@@ -48,7 +48,6 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from gojax._core import atari as _atari
 from gojax._core import bitboard as bb
 from gojax._core import loops
 from gojax._core.bitboard import Words
@@ -89,10 +88,8 @@ class LightState(NamedTuple):
 
 
 def light_state(config: GoConfig, state: GoState) -> LightState:
-    """The light view of ``state`` (one game; ``moves`` 0), liberty labels computed for every board size."""
-    size = config.size
-    empty = jnp.asarray(bb.board_mask(size)) & ~(state.stones[0] | state.stones[1])
-    labels = jnp.stack([_atari.liberty_labels(size, state.atari[c], empty) for c in range(2)])
+    """The light view of ``state`` (one game; ``moves`` 0): the state's liberty labels split by colour."""
+    labels = state.atari_liberty[None] & state.atari[:, None]  # [2, L, W]
     return LightState(
         stones=w.words(state.stones),
         atari=w.words(state.atari),
@@ -101,7 +98,7 @@ def light_state(config: GoConfig, state: GoState) -> LightState:
         ko=state.ko_point.astype(jnp.int32),
         passes=state.passes.astype(jnp.int32),
         moves=jnp.int32(0),
-        last=jnp.where(state.last_move < size * size, state.last_move, -1).astype(jnp.int32),
+        last=jnp.where(state.last_move < config.num_points, state.last_move, -1).astype(jnp.int32),
     )
 
 
