@@ -42,6 +42,7 @@ import numpy as np
 __all__ = [
     "checksum",
     "collective_bytes",
+    "from_process_zero",
     "gather_json",
     "report_failure",
     "same_network_everywhere",
@@ -96,6 +97,16 @@ def checksum(tree: Any) -> jax.Array:
         place = jnp.arange(bits.size, dtype=jnp.uint32) * jnp.uint32(2654435761) + jnp.uint32(2 * index + 1)
         total = total * jnp.uint32(1000003) + jnp.sum(bits * (place | jnp.uint32(1)), dtype=jnp.uint32)
     return total
+
+
+def from_process_zero(value: np.ndarray) -> np.ndarray:
+    """Process 0's ``value`` (a NumPy array of the same shape and dtype everywhere), in every
+    process: one broadcast (each process must call it); in one process, ``value`` itself."""
+    if jax.process_count() == 1:
+        return value
+    from jax.experimental import multihost_utils
+
+    return np.asarray(multihost_utils.broadcast_one_to_all(value), value.dtype)
 
 
 def gather_json(value: Any) -> list[Any]:

@@ -48,6 +48,7 @@ import numpy as np
 from gojax._host.atomic import atomic_write
 from gojax._host.optional import import_optional
 from gojax.training.config import TrainConfig
+from gojax.training.distributed import from_process_zero
 from gojax.training.evaluation import gnugo_available, play_gnugo
 from gojax.training.metrics import plot_learning_curve, summarize_run, to_json
 from gojax.training.run import Counters, TrainingRun
@@ -124,12 +125,7 @@ def _agreed(*decisions: bool) -> tuple[bool, ...]:
     them together (a checkpoint is written by all, and every iteration is
     collective), so all follow process 0.
     """
-    if jax.process_count() == 1:
-        return decisions
-    from jax.experimental import multihost_utils
-
-    values = multihost_utils.broadcast_one_to_all(np.array(decisions, np.bool_))
-    return tuple(bool(v) for v in np.asarray(values))
+    return tuple(bool(v) for v in from_process_zero(np.array(decisions, np.bool_)))
 
 
 def _traffic_line(run: TrainingRun) -> str:

@@ -29,7 +29,7 @@ import numpy as np
 from gojax import alphazero as az
 from gojax.training.checkpoints import RunCheckpoints
 from gojax.training.config import TrainConfig
-from gojax.training.distributed import checksum, collective_bytes, same_network_everywhere
+from gojax.training.distributed import checksum, collective_bytes, from_process_zero, same_network_everywhere
 from gojax.training.evaluation import Evaluator, default_baselines
 from gojax.training.metrics import MetricsLog
 from gojax.training.state import Counters, RunState
@@ -311,12 +311,9 @@ class TrainingRun:
     def lr_scale(self) -> np.ndarray:
         """``float32[]``: :meth:`TrainConfig.lr_scale` now, the same in every process (process 0's clock)."""
         counters = self.counters
-        scale = np.asarray(self.cfg.lr_scale(counters.elapsed / 60.0, counters.iteration), np.float32)
-        if jax.process_count() > 1:
-            from jax.experimental import multihost_utils
-
-            scale = np.asarray(multihost_utils.broadcast_one_to_all(scale), np.float32)
-        return scale
+        return from_process_zero(
+            np.asarray(self.cfg.lr_scale(counters.elapsed / 60.0, counters.iteration), np.float32)
+        )
 
     def _count(self, stats: Any, selfplay_s: float, train_s: float) -> None:
         """Adds an iteration's self-play results and times to the counters."""
