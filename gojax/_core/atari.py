@@ -180,7 +180,7 @@ def capture_repeats(
             count=base.count + 1 - captured_count - lost_count,
             white=base.white + jnp.where(colour == 1, 1 - lost_count, -captured_count),
         )
-        hit = (points >= 0) & _history.contains(config, lists, made)
+        hit = _history.contains(config, lists, made, valid=points >= 0)
         return first + chunk, banned | bb.union(jnp.where(hit[:, None], bits, jnp.uint32(0)))
 
     return loops.while_loop(cond, body, (jnp.int32(0), jnp.zeros_like(special)))[1]

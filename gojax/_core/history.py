@@ -163,10 +163,14 @@ def _walk(
     buckets: jax.Array,
     visit: Callable[[_Carry, jax.Array, jax.Array], _Carry],
     carry: _Carry,
+    valid: jax.Array | None = None,
 ) -> _Carry:
     """Calls ``carry = visit(carry, entry_index, live)`` along the lists of
-    ``buckets`` (``int[K]``; ``entry_index`` and ``live`` are ``[K]``)."""
+    ``buckets`` (``int[K]``; ``entry_index`` and ``live`` are ``[K]``); a lane
+    whose ``valid`` (``bool[K]``, default all) is false walks nothing."""
     pointer = lists.heads[buckets].astype(jnp.int32)
+    if valid is not None:
+        pointer = jnp.where(valid, pointer, -1)
 
     def cond(loop: tuple[jax.Array, _Carry]) -> jax.Array:
         pointer, _ = loop
@@ -183,15 +187,19 @@ def _walk(
 
 
 @bb.scoped
-def contains(config: GoConfig, lists: HistoryLists, keys: PositionKey) -> jax.Array:
+def contains(
+    config: GoConfig, lists: HistoryLists, keys: PositionKey, valid: jax.Array | None = None
+) -> jax.Array:
     """Whether each position of ``keys`` (``uint32[K, 2]`` situations,
-    ``int[K]`` counts) is in the history: ``bool[K]``."""
+    ``int[K]`` counts) is in the history: ``bool[K]``. Positions whose
+    ``valid`` (``bool[K]``, default all) is false are not looked for (``False``):
+    their lanes add no step to the walk."""
 
     def visit(found: jax.Array, index: jax.Array, live: jax.Array) -> jax.Array:
         return found | (live & jnp.all(lists.entries[index] == keys.situation, axis=-1))
 
     buckets = bucket_of(config, keys.count, keys.white)
-    return _walk(lists, buckets, visit, jnp.zeros(keys.count.shape, jnp.bool_))
+    return _walk(lists, buckets, visit, jnp.zeros(keys.count.shape, jnp.bool_), valid)
 
 
 @bb.scoped
