@@ -1025,6 +1025,26 @@ def test_a_run_checkpoint_of_another_state_is_refused_naming_it(tmp_path):
         run.close()
 
 
+def test_a_resumed_run_gets_the_cpu_devices_of_a_new_one(tmp_path):
+    """``--resume`` reads the checkpoint (orbax starts JAX's backends) only after asking for the CPU
+    devices: a resumed run trains on as many devices as a new one."""
+    script = (
+        "import jax, sys\n"
+        "from gojax.training import cli\n"
+        "def checked(run_dir):\n"
+        "    jax.devices()  # what reading the checkpoint does: the backends start here\n"
+        "cli._not_resumable = checked\n"
+        "cli.train = lambda config, resume: print('devices', jax.local_device_count(), resume)\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    for extra in ([], ["--resume"]):
+        argv = [sys.executable, "-c", script, "--run-dir", str(tmp_path), "--host-devices", "2", *extra]
+        out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert f"devices 2 {bool(extra)}" in out.stdout, (extra, out.stdout, out.stderr[-2000:])
+
+
 def test_kill_and_resume(tmp_path):
     run_dir = tmp_path / "run"
     args = [sys.executable, str(ROOT / "experiments" / "train.py"), *TINY, "--run-dir", str(run_dir)]

@@ -190,11 +190,16 @@ def main(argv: list[str] | None = None) -> int:
         if count is not None:
             split_host_cpu(count)
         return _train_together(args, config)
+    flags = os.environ.get("XLA_FLAGS")
+    if count is not None:  # read when JAX starts its backends: before the resume check's orbax starts them
+        split_host_cpu(count)
     if args.resume and (problem := _not_resumable(config.run_dir)):
+        if flags is None:  # a refused run leaves the process's devices as they were
+            os.environ.pop("XLA_FLAGS", None)
+        else:
+            os.environ["XLA_FLAGS"] = flags
         print(f"gojax-train: --resume: {problem}", file=sys.stderr)
         return 2
-    if count is not None:  # read when JAX starts its backends, which nothing has done yet
-        split_host_cpu(count)
     train(config, resume=args.resume)
     return 0
 
