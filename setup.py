@@ -1,6 +1,6 @@
-"""The optional C extension of gojax: the feature planes' native CPU kernels (gojax/_native).
+"""The optional C extension of gojax: the native CPU kernels of the rules and the feature planes (gojax/_native).
 
-Everything else is in pyproject.toml. ``kernels.c`` (the kernels) and ``ffi.c``
+Everything else is in pyproject.toml. ``rules.c`` and ``kernels.c`` (the kernels) and ``ffi.c``
 (their XLA FFI handlers) are plain C11, compiled against the header of XLA's C
 FFI API that jaxlib ships (``jaxlib/include``; jaxlib is a build requirement).
 The extension is optional: without a C compiler, or without jaxlib's headers,
@@ -27,7 +27,7 @@ setup(
     ext_modules=[
         Extension(
             "gojax._native._kernels",
-            sources=["gojax/_native/kernels.c", "gojax/_native/ffi.c"],
+            sources=["gojax/_native/kernels.c", "gojax/_native/rules.c", "gojax/_native/ffi.c"],
             depends=["gojax/_native/kernels.h"],
             include_dirs=_jaxlib_include(),
             extra_compile_args=["-O3", "-std=c11", "-pthread"],

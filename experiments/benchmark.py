@@ -2,8 +2,9 @@
 
 Each engine plays uniformly random *legal* moves from its own legal mask and
 restarts finished games with its own auto-reset: ``gojax`` (the rules alone:
-``step`` + ``legal_action_mask`` + ``reset_if_done``, positional superko),
-``goenv`` (``gojax.env.GoEnv``, default 17-plane ``bool`` observation, like
+``step`` + ``legal_action_mask`` + ``reset_if_done``, positional superko; on
+the CPU the rules' C kernels), ``gojax-xla`` (the same on the rules' XLA code,
+what an accelerator runs), ``goenv`` (``gojax.env.GoEnv``, default 17-plane ``bool`` observation, like
 pgx's ``step``), ``pgx`` (``pgx.make("go_NxN")``, ``pgx.experimental.auto_reset``)
 and ``openspiel`` (its C++ game from Python, one thread, games back to back).
 
@@ -52,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import gojax
-from gojax import features
+from gojax import _native, features
 from gojax.env import GoEnv, auto_reset
 from gojax.players import sample_uniform
 
@@ -97,6 +98,22 @@ def gojax_engine(size: int) -> Engine:
     return Engine("gojax", fresh, move, _bytes(jax.eval_shape(functools.partial(gojax.init, config))))
 
 
+def gojax_xla_engine(size: int) -> Engine:
+    """The gojax rules on their XLA code also on the CPU (``gojax._native.disabled()`` while
+    traced): what an accelerator runs, and the CPU without the native kernels."""
+    engine = gojax_engine(size)
+
+    def fresh(key, n):
+        with _native.disabled():
+            return engine.fresh(key, n)
+
+    def move(state, key):
+        with _native.disabled():
+            return engine.move(state, key)
+
+    return Engine("gojax-xla", fresh, move, engine.bytes_per_state)
+
+
 def goenv_engine(size: int, observation: str | None = "alphago_zero") -> Engine:
     env = GoEnv(gojax.GoConfig(size=size), observation=observation)
     step = jax.vmap(auto_reset(env.step, env.init))
@@ -130,6 +147,7 @@ def pgx_engine(size: int) -> Engine:
 
 ENGINES = {
     "gojax": gojax_engine,
+    "gojax-xla": gojax_xla_engine,
     "goenv": goenv_engine,
     "goenv-none": lambda size: dataclasses.replace(goenv_engine(size, observation=None), name="goenv-none"),
     "pgx": pgx_engine,
@@ -314,7 +332,7 @@ def main(argv=None) -> None:
     add("--repeats", type=int, default=3, help="timed scans; figures are their median (default 3)")
     add("--warmup", type=int, default=None, help="warm-up moves (default the move cap 2*N*N)")
     add("--warmup-games", type=int, default=64, help="distinct games of the steady state (default 64)")
-    add("--engines", nargs="+", default=["gojax", "goenv", "pgx", "openspiel"])
+    add("--engines", nargs="+", default=["gojax", "gojax-xla", "goenv", "pgx", "openspiel"])
     add("--pgx-max-batch", type=int, default=4096, help="skip pgx above this batch (slow on CPU)")
     add("--features", nargs="*", default=None, help="observations to time (default: all registered)")
     add("--no-features", action="store_true", help="skip the features section")

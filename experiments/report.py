@@ -374,17 +374,19 @@ def benchmark_cpu(rows: list[dict[str, str]]) -> str:
     # The ratio of the same repeats (the CSV's median ratio), not the ratio of the medians.
     ratio = {(r["engine"], r["size"], r["batch"]): r["ratio"] for r in engines}
     lines = [
-        "| board | batch | gojax rules | GoEnv (17 planes) | pgx | rules / pgx | OpenSpiel C++ (one game) |",
-        "|---|---|---|---|---|---|---|",
+        "| board | batch | gojax rules | gojax rules, XLA code | GoEnv (17 planes) | pgx | rules / pgx "
+        "| OpenSpiel C++ (one game) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for size, batch in sorted(
         {(k[1], k[2]) for k in rate if k[0] == "gojax"}, key=lambda k: (int(k[0]), int(k[1]))
     ):
         gojax, env, pgx = (rate[(e, size, batch)] for e in ("gojax", "goenv", "pgx"))
+        xla = rate.get(("gojax-xla", size, batch))
         spiel = rate.get(("openspiel", size, "1"))
         lines.append(
-            f"| {size}x{size} | {batch} | {gojax:,.0f} | {env:,.0f} | {pgx:,.0f} "
-            f"| {float(ratio[('gojax', size, batch)]):.1f} "
+            f"| {size}x{size} | {batch} | {gojax:,.0f} | {f'{xla:,.0f}' if xla else ''} | {env:,.0f} "
+            f"| {pgx:,.0f} | {float(ratio[('gojax', size, batch)]):.1f} "
             f"| {f'{spiel:,.0f}' if spiel and batch == '1' else ''} |"
         )
     return "\n".join(lines) + "\n"
@@ -396,27 +398,37 @@ def benchmark_cpu_detail(rows: list[dict[str, str]]) -> str:
     engines = [r for r in rows if r["section"] == "engines"]
     by = {(r["engine"], r["size"], r["batch"]): r for r in engines}
     lines = [
-        "| board | batch | gojax rules moves/s | GoEnv (17 planes) moves/s | pgx moves/s | rules / pgx "
-        "| GoEnv / pgx | GoEnv / rules |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| board | batch | gojax rules moves/s | XLA code moves/s | GoEnv (17 planes) moves/s | pgx moves/s "
+        "| rules / pgx | XLA code / pgx | GoEnv / pgx | GoEnv / rules |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size, batch in sorted(
         {(k[1], k[2]) for k in by if k[0] == "gojax"}, key=lambda k: (int(k[0]), int(k[1]))
     ):
         gojax, env, pgx = (by[(e, size, batch)] for e in ("gojax", "goenv", "pgx"))
+        xla = by.get(("gojax-xla", size, batch))
+        xla_rate = f"{float(xla['rate']):,.0f}" if xla else ""
+        xla_ratio = f"{float(xla['ratio']):.1f}" if xla else ""
         lines.append(
-            f"| {size}x{size} | {batch} | {float(gojax['rate']):,.0f} | {float(env['rate']):,.0f} "
-            f"| {float(pgx['rate']):,.0f} | {float(gojax['ratio']):.1f} | {float(env['ratio']):.1f} "
-            f"| {float(env['ratio_rules']):.2f} |"
+            f"| {size}x{size} | {batch} | {float(gojax['rate']):,.0f} | {xla_rate} "
+            f"| {float(env['rate']):,.0f} | {float(pgx['rate']):,.0f} | {float(gojax['ratio']):.1f} "
+            f"| {xla_ratio} | {float(env['ratio']):.1f} | {float(env['ratio_rules']):.2f} |"
         )
     lines += [
         "",
         "| engine | bytes per state, 9x9 / 19x19 | compile s (the jitted 64-move loop) |",
         "|---|---|---|",
     ]
-    names = {"gojax": "gojax rules (`GoState`)", "goenv": "`GoEnv` (`EnvState`)", "pgx": "pgx (`State`)"}
+    names = {
+        "gojax": "gojax rules (`GoState`)",
+        "gojax-xla": "gojax rules, XLA code",
+        "goenv": "`GoEnv` (`EnvState`)",
+        "pgx": "pgx (`State`)",
+    }
     for engine, name in names.items():
         mine = [r for r in engines if r["engine"] == engine]
+        if not mine:
+            continue
         size = {r["size"]: int(r["bytes_per_state"]) for r in mine}
         compile_s = [float(r["compile_s"]) for r in mine]
         lines.append(

@@ -158,6 +158,7 @@ TIERS = {
         "test_differential.py",
         "test_game_view.py",
         "test_native.py",
+        "test_native_rules.py",
         "test_pgx_api.py",
         "test_replay_games.py",
         "test_sgf.py",
@@ -173,6 +174,7 @@ HEAVIEST_FILES = (
     "test_native.py",
     "test_mcts.py",
     "test_native_ffi.py",
+    "test_native_rules.py",
     "test_features_ladders.py",
     "test_training_distributed.py",
     "test_ladder.py",
@@ -608,12 +610,12 @@ def compilations() -> Iterator[list[str]]:
 
 @contextlib.contextmanager
 def native_kernels(enabled: bool) -> Iterator[None]:
-    """The feature planes traced on the native CPU kernels or on XLA (``GOJAX_NATIVE``) inside
-    the block; the functions cached by :func:`jitted` are dropped on the way in and out (each
-    was traced under one setting)."""
+    """The rules and the feature planes traced on the native CPU kernels or on XLA
+    (``GOJAX_NATIVE``) inside the block; the functions cached by :func:`jitted` are dropped on
+    the way in and out (each was traced under one setting)."""
     before = os.environ.get("GOJAX_NATIVE")
     os.environ["GOJAX_NATIVE"] = "1" if enabled else "0"
-    jitted.cache_clear()
+    _drop_compiled()
     try:
         yield
     finally:
@@ -621,7 +623,11 @@ def native_kernels(enabled: bool) -> Iterator[None]:
             del os.environ["GOJAX_NATIVE"]
         else:
             os.environ["GOJAX_NATIVE"] = before
-        jitted.cache_clear()
+        _drop_compiled()
+
+
+def _drop_compiled() -> None:
+    jitted.cache_clear()  # gojax._host.compiled keys its functions by the setting itself
 
 
 @pytest.fixture
@@ -636,6 +642,17 @@ def xla_path() -> Iterator[None]:
 def kernel_path(request: Any) -> Iterator[str]:
     """Runs a test twice: the feature planes on the native CPU kernels, then on XLA. The XLA run is in
     the test file's tier; the native one in ``reference`` (the kernels against their XLA reference)."""
+    if request.param == "native" and not native_built():
+        pytest.skip("the native kernels are not built")
+    with native_kernels(request.param == "native"):
+        yield request.param
+
+
+@pytest.fixture(params=["native", "xla"])
+def rules_path(request: Any) -> Iterator[str]:
+    """Runs a rules test twice: ``step`` and the legal mask in C (the CPU's default), then in XLA
+    (the reference, and what accelerators run); ``tests/test_native_rules.py`` compares the two
+    move by move."""
     if request.param == "native" and not native_built():
         pytest.skip("the native kernels are not built")
     with native_kernels(request.param == "native"):

@@ -22,6 +22,8 @@ from conftest import jitted
 
 import gojax
 
+pytestmark = pytest.mark.usefixtures("rules_path")  # each test on the rules in C, then in XLA
+
 # A handful of configs: each one compiles step / legal_action_mask once.
 POSITIONAL = gojax.GoConfig(size=7)
 SIMPLE = gojax.GoConfig(size=7, ko_rule="simple")

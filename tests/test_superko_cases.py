@@ -41,6 +41,14 @@ SUICIDE_19 = gojax.GoConfig(size=19, suicide=True)
 _JITTED: dict = {}
 
 
+@pytest.fixture(autouse=True)
+def _both_paths(rules_path):
+    """Every case on the rules in C and in XLA (``rules_path``), each traced anew."""
+    _JITTED.clear()
+    yield
+    _JITTED.clear()
+
+
 def jitted(name: str, config: gojax.GoConfig):
     """``jax.jit(partial(gojax.<name>, config))``, built once per (name, config)."""
     key = (name, config)

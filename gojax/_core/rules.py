@@ -32,6 +32,7 @@ from gojax._core import bitboard as bb
 from gojax._core import bookkeeping as _bookkeeping
 from gojax._core import guards as _guards
 from gojax._core import history as _history
+from gojax._core import native as _native
 from gojax._core import play as _play
 from gojax._core.types import GoConfig, GoState
 
@@ -165,6 +166,16 @@ def step_with_mask(
 def _play_move(
     config: GoConfig, state: GoState, action: jax.typing.ArrayLike, mask: jax.Array | None
 ) -> GoState:
+    """:func:`step`: the native kernel on the CPU, else its phases in XLA."""
+    state = state.canonical()
+    return _native.on_cpu(
+        lambda: _native.play(config, state, action, mask), lambda: _phases(config, state, action, mask)
+    )
+
+
+def _phases(
+    config: GoConfig, state: GoState, action: jax.typing.ArrayLike, mask: jax.Array | None
+) -> GoState:
     """:func:`step`'s phases; the repeat test from the history, or from ``mask`` when given."""
     move = _play.place(config, state, action)
     capture = _play.capture(config, move)
@@ -228,6 +239,15 @@ def legal_action_mask(config: GoConfig, state: GoState, superko: bool = True) ->
     _guards.check_state(config, state, "gojax.legal_action_mask")
     if not isinstance(superko, bool):
         raise TypeError(f"gojax.legal_action_mask: superko must be a Python bool, got {superko!r}")
+    state = state.canonical()
+    return _native.on_cpu(
+        lambda: _native.legal_action_mask(config, state, superko), lambda: _legal_mask(config, state, superko)
+    )
+
+
+@bb.scoped
+def _legal_mask(config: GoConfig, state: GoState, superko: bool) -> jax.Array:
+    """:func:`legal_action_mask` in XLA."""
     size = config.size
     full = jnp.asarray(bb.board_mask(size))
     colour, own, opponent = _play.own_and_opponent(state)

@@ -160,6 +160,28 @@ class GoConfig:
         return 0 if self.ko_rule == "simple" else self.move_cap + 1
 
 
+STATE_DTYPES = {
+    "stones": jnp.uint32,
+    "atari": jnp.uint32,
+    "atari_liberty": jnp.uint32,
+    "turn": jnp.int8,
+    "hash": jnp.uint32,
+    "history": jnp.uint32,
+    "history_head": jnp.int16,
+    "history_prev": jnp.int16,
+    "move_number": jnp.int32,
+    "passes": jnp.int8,
+    "ko_point": jnp.int16,
+    "captures": jnp.int16,
+    "last_move": jnp.int16,
+    "terminated": jnp.bool_,
+    "truncated": jnp.bool_,
+    "loser": jnp.int8,
+    "illegal_move": jnp.bool_,
+}
+"""The dtype of each field of :class:`GoState`, in the order of its fields."""
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class GoState:
@@ -229,6 +251,14 @@ class GoState:
     def replace(self, **changes: Any) -> GoState:
         """Returns a copy with the given fields replaced."""
         return dataclasses.replace(self, **changes)
+
+    def canonical(self) -> GoState:
+        """This state with every field in its own dtype (:func:`gojax.init`'s): a field set to
+        another (a Python int put into ``turn``) is cast. ``step`` and the legal mask read states
+        through it."""
+        return GoState(
+            **{name: jnp.asarray(getattr(self, name), dtype) for name, dtype in STATE_DTYPES.items()}
+        )
 
     @property
     def done(self) -> jax.Array:

@@ -61,15 +61,44 @@ class ZobristTables(NamedTuple):
     byte_keys: np.ndarray
 
 
+# The key generator, written the same way in gojax/_native/rules.c (the native rules make
+# their own copy of the tables): key ``i`` of an ``N x N`` board is SplitMix64's output for
+# ``(_SEED << 40) ^ (N << 32) ^ i``; keys ``0 .. 2P - 1`` are the points' (colour-major),
+# ``2P`` and ``2P + 1`` the players'. Word 0 is the low 32 bits; its low ``INDEX_BITS`` bits
+# are then replaced by ``(i * _LOW_MULTIPLIER + _LOW_OFFSET) mod 2**INDEX_BITS``: an odd
+# multiplier, so distinct for the ``2P <= 1250`` point keys.
+_LOW_MULTIPLIER = 1427
+_LOW_OFFSET = 977
+_MASK64 = (1 << 64) - 1
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser of ``x + golden gamma`` (``uint64[...]``, wrapping arithmetic)."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _keys(size: int, count: int) -> np.ndarray:
+    """The first ``count`` keys of an ``N = size`` board: ``uint32[count, 2]``."""
+    base = ((_SEED << 40) ^ (size << 32)) & _MASK64
+    with np.errstate(over="ignore"):
+        values = _splitmix64(np.uint64(base) ^ np.arange(count, dtype=np.uint64))
+    return np.stack([values & np.uint64(0xFFFFFFFF), values >> np.uint64(32)], axis=-1).astype(np.uint32)
+
+
 @functools.cache
 def tables(size: int) -> ZobristTables:
     """Returns the (cached, read-only) Zobrist tables for an ``N = size`` board."""
     num_points = size * size
-    rng = np.random.default_rng([_SEED, size])
-    points = rng.integers(0, 2**32, size=(2, num_points, 2), dtype=np.uint32)
-    side = rng.integers(0, 2**32, size=(2, 2), dtype=np.uint32)
+    keys = _keys(size, 2 * num_points + 2)
+    points = keys[: 2 * num_points].reshape(2, num_points, 2).copy()
+    side = keys[2 * num_points :].copy()
     slots = 1 << INDEX_BITS
-    low = rng.permutation(slots)[: 2 * num_points].astype(np.uint32).reshape(2, num_points)
+    low = (
+        ((np.arange(2 * num_points) * _LOW_MULTIPLIER + _LOW_OFFSET) % slots).astype(np.uint32).reshape(2, -1)
+    )
     points[:, :, 0] = (points[:, :, 0] & np.uint32(~(slots - 1) & 0xFFFFFFFF)) | low
     inverse = np.full((2, slots), -1, dtype=np.int16)
     for colour in range(2):

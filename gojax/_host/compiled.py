@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gojax import _native
 from gojax._core.rules import init, legal_action_mask, step
 from gojax._core.scoring import area
 from gojax._core.types import GoConfig, GoState
@@ -42,12 +43,14 @@ _CACHE_SIZE = 64
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _cached_jit(function: Callable, args: tuple, kwargs: tuple) -> Callable:
+def _cached_jit(function: Callable, args: tuple, kwargs: tuple, native: bool) -> Callable:
+    del native  # in the key: a function traced with the native kernels is not one traced without
     return jax.jit(functools.partial(function, *args, **dict(kwargs)))
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _cached_stored(function: Callable, args: tuple, kwargs: tuple, root: Path) -> Callable:
+def _cached_stored(function: Callable, args: tuple, kwargs: tuple, root: Path, native: bool) -> Callable:
+    del native
     config = next((a for a in args if isinstance(a, GoConfig)), None)
     what = (function.__module__, function.__qualname__, args, kwargs)
     return executables.Stored(config, what, functools.partial(function, *args, **dict(kwargs)))
@@ -57,7 +60,8 @@ def jitted(function: Callable, *args, **kwargs) -> Callable:
     """``jax.jit(functools.partial(function, *args, **kwargs))``, cached per distinct arguments.
 
     The static arguments are compared by hash and equality (frozen
-    dataclasses by value, functions by identity); the last 64 are kept.
+    dataclasses by value, functions by identity), and whether the native kernels are in use
+    (:func:`gojax._native.available`); the last 64 are kept.
     Arguments that cannot be hashed get a fresh compiled function every call.
     While a host tool keeps compiled executables on disk
     (:func:`gojax._host.executables.directory`), the function is an
@@ -69,8 +73,10 @@ def jitted(function: Callable, *args, **kwargs) -> Callable:
         hash((function, args, key))
     except TypeError:
         return jax.jit(functools.partial(function, *args, **kwargs))
-    root = executables.directory()
-    return _cached_jit(function, args, key) if root is None else _cached_stored(function, args, key, root)
+    root, native = executables.directory(), _native.available()
+    if root is None:
+        return _cached_jit(function, args, key, native)
+    return _cached_stored(function, args, key, root, native)
 
 
 def rules_config(config: GoConfig) -> GoConfig:

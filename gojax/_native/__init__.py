@@ -1,10 +1,11 @@
-"""Native CPU kernels of the feature planes: a compiled C library, called by XLA and from NumPy.
+"""Native CPU kernels of the rules and the feature planes: a compiled C library, called by XLA and from NumPy.
 
-The chain analysis, move outcomes, ladder reads and Benson's analysis of
-:mod:`gojax.features` are written twice: in XLA (the reference, and the path on accelerators) and
-in C (``kernels.c``, built into ``gojax/_native/_kernels*.so`` when the
-package is installed). On the CPU platform the jitted features call the C
-kernels as XLA FFI custom calls (``ffi.c``, the handlers :data:`TARGETS`;
+The rules' ``step`` and legal mask (``rules.c``) and the chain analysis,
+move outcomes, ladder reads and Benson's analysis of :mod:`gojax.features`
+(``kernels.c``) are written twice: in XLA (the reference, and the path on
+accelerators) and in C, built into ``gojax/_native/_kernels*.so`` when the
+package is installed. On the CPU platform the jitted rules and features call
+the C kernels as XLA FFI custom calls (``ffi.c``, the handlers :data:`TARGETS`;
 ``jax.ffi.ffi_call``): XLA runs them directly, one call per batch, the batch
 split over XLA's CPU thread pool, with no Python on the way, and a compiled
 function that holds them can be stored in JAX's compilation cache or
@@ -12,15 +13,15 @@ exported with ``jax.export``. The answers are the same as the XLA code's,
 which the tests check position by position.
 
 :func:`available` says whether the library was built and is enabled;
-:func:`register` registers its handlers with XLA (the features do it when
-they are first traced; call it yourself before running a deserialized
+:func:`register` registers its handlers with XLA (the rules and the features
+do it when they are first traced; call it yourself before running a deserialized
 executable or ``jax.export`` artifact in a process that has traced none).
 :func:`alphago_tables`, :func:`alphago_planes`, :func:`katago_tables`,
 :func:`benson_tables` and :func:`ladder_reads` run the kernels on host
 (NumPy) arrays through ``ctypes``. Set the environment variable
 ``GOJAX_NATIVE=0`` to use the XLA code on the CPU too, or trace a block
 under :func:`disabled`. A library built from another version of
-``kernels.c`` (an editable install not rebuilt) is not loaded: a warning
+the C sources (an editable install not rebuilt) is not loaded: a warning
 says so and the XLA code runs.
 """
 
@@ -66,13 +67,15 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
-ABI = 3  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
+ABI = 4  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
 # The XLA FFI handlers of ffi.c, registered under their function's name for the CPU platform.
 TARGETS = (
     "gojax_ffi_alphago_planes",
     "gojax_ffi_katago_tables",
     "gojax_ffi_benson_tables",
     "gojax_ffi_ladder_reads",
+    "gojax_ffi_step",
+    "gojax_ffi_legal_mask",
 )
 
 _U32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
@@ -100,9 +103,9 @@ def _library() -> ctypes.CDLL | None:
     built = lib.gojax_kernels_abi() if hasattr(lib, "gojax_kernels_abi") else None
     if built != ABI:
         warnings.warn(
-            f"gojax's native kernels at {path} were built from another version of kernels.c "
+            f"gojax's native kernels at {path} were built from another version of their C sources "
             f"(ABI {built}, this gojax needs {ABI}); rebuild them by reinstalling gojax "
-            "(pip install -e . in a clone). The feature planes run their XLA code meanwhile.",
+            "(pip install -e . in a clone). The rules and feature planes run their XLA code meanwhile.",
             RuntimeWarning,
             stacklevel=2,
         )
@@ -118,6 +121,8 @@ def _library() -> ctypes.CDLL | None:
     lib.gojax_benson_tables.restype = None
     lib.gojax_ladder_reads.argtypes = [i64, i32, i32, _U32, _I32, _I32, _I32, _I32, _U8, _I32, _I32, _U8]
     lib.gojax_ladder_reads.restype = None
+    lib.gojax_zobrist_tables.argtypes = [i32, _U32, _U32]
+    lib.gojax_zobrist_tables.restype = None
     return lib
 
 

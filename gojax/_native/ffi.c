@@ -1,4 +1,5 @@
-/* The kernels of kernels.c as XLA FFI handlers: what the jitted feature planes call on the CPU.
+/* The kernels of rules.c and kernels.c as XLA FFI handlers: what the jitted rules and feature
+ * planes call on the CPU.
  *
  * Written against XLA's C FFI API (xla/ffi/api/c_api.h, shipped in jaxlib's
  * include directory), in plain C. gojax/_native registers each handler with
@@ -53,9 +54,10 @@ static void drop(const XLA_FFI_CallFrame *frame, XLA_FFI_Error *error) {
 }
 
 /* 1 when the handler has nothing to compute (XLA's metadata query, another stage) or the frame
- * is not one it can read: then it returns *out. Else 0 (an execution with `args` arguments and
- * one result, all buffers). */
-static int answered(XLA_FFI_CallFrame *frame, const char *target, int64_t args, XLA_FFI_Error **out) {
+ * is not one it can read: then it returns *out. Else 0 (an execution with `args_low` to
+ * `args_high` arguments and `rets` results, all buffers). */
+static int answered_with(XLA_FFI_CallFrame *frame, const char *target, int64_t args_low, int64_t args_high,
+                         int64_t rets, XLA_FFI_Error **out) {
   *out = NULL;
   XLA_FFI_Extension_Base *extension = frame->extension_start;
   if (extension != NULL && extension->type == XLA_FFI_Extension_Metadata) {
@@ -77,24 +79,34 @@ static int answered(XLA_FFI_CallFrame *frame, const char *target, int64_t args, 
     return 1;
   }
   if (frame->stage != XLA_FFI_ExecutionStage_EXECUTE) return 1;
-  if (frame->args.size != args || frame->rets.size != 1) {
+  if (frame->args.size < args_low || frame->args.size > args_high || frame->rets.size != rets) {
+    char expected[64];
+    if (args_low == args_high) snprintf(expected, sizeof expected, "%lld", (long long)args_low);
+    else snprintf(expected, sizeof expected, "%lld or %lld", (long long)args_low, (long long)args_high);
     *out = fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target,
-                "expected %lld arguments and 1 result, got %lld and %lld", (long long)args,
+                "expected %s arguments and %lld result(s), got %lld and %lld", expected, (long long)rets,
                 (long long)frame->args.size, (long long)frame->rets.size);
     return 1;
   }
-  for (int64_t i = 0; i < args; i++) {
+  for (int64_t i = 0; i < frame->args.size; i++) {
     if (frame->args.types[i] != XLA_FFI_ArgType_BUFFER) {
       *out = fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "argument %lld is not a buffer",
                   (long long)i);
       return 1;
     }
   }
-  if (frame->rets.types[0] != XLA_FFI_RetType_BUFFER) {
-    *out = fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "the result is not a buffer");
-    return 1;
+  for (int64_t i = 0; i < rets; i++) {
+    if (frame->rets.types[i] != XLA_FFI_RetType_BUFFER) {
+      *out = fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "result %lld is not a buffer",
+                  (long long)i);
+      return 1;
+    }
   }
   return 0;
+}
+
+static int answered(XLA_FFI_CallFrame *frame, const char *target, int64_t args, XLA_FFI_Error **out) {
+  return answered_with(frame, target, args, args, 1, out);
 }
 
 static const XLA_FFI_Buffer *arg(const XLA_FFI_CallFrame *frame, int i) {
@@ -490,4 +502,176 @@ XLA_FFI_Error *gojax_ffi_ladder_reads(XLA_FFI_CallFrame *frame) {
   error = parallel(frame, reads_range, &job, count, 16);
   free(list);
   return error;
+}
+
+/* ------------------------------------------------------------------ the rules */
+
+/* The fields of gojax.GoState in order: their types and trailing shapes (rules_shapes). */
+#define GAME_FIELDS 17
+static const char *const field_names[GAME_FIELDS] = {
+    "stones", "atari", "atari_liberty", "turn", "hash", "history", "history_head", "history_prev", "move_number",
+    "passes", "ko_point", "captures", "last_move", "terminated", "truncated", "loser", "illegal_move"};
+static const XLA_FFI_DataType field_types[GAME_FIELDS] = {
+    XLA_FFI_DataType_U32, XLA_FFI_DataType_U32, XLA_FFI_DataType_U32,  XLA_FFI_DataType_S8,
+    XLA_FFI_DataType_U32, XLA_FFI_DataType_U32, XLA_FFI_DataType_S16,  XLA_FFI_DataType_S16,
+    XLA_FFI_DataType_S32, XLA_FFI_DataType_S8,  XLA_FFI_DataType_S16,  XLA_FFI_DataType_S16,
+    XLA_FFI_DataType_S16, XLA_FFI_DataType_PRED, XLA_FFI_DataType_PRED, XLA_FFI_DataType_S8,
+    XLA_FFI_DataType_PRED};
+static const size_t field_bytes[GAME_FIELDS] = {4, 4, 4, 1, 4, 4, 2, 2, 4, 1, 2, 2, 2, 1, 1, 1, 1};
+
+typedef struct {
+  int rank[GAME_FIELDS];
+  int64_t dims[GAME_FIELDS][2];
+  int64_t items[GAME_FIELDS]; /* elements per game */
+} Shapes;
+
+static void rules_shapes(const GojaxRules *rules, Shapes *s) {
+  GojaxSizes n;
+  gojax_rules_sizes(rules, &n);
+  const int64_t table[GAME_FIELDS][3] = {
+      {2, 2, n.words}, {2, 2, n.words}, {2, n.planes, n.words}, {0}, {1, 2}, {2, n.history, 2}, {1, n.buckets},
+      {1, n.history},  {0},             {0},                      {0}, {1, 2}, {0},                {0}, {0}, {0}, {0}};
+  for (int i = 0; i < GAME_FIELDS; i++) {
+    s->rank[i] = (int)table[i][0];
+    s->items[i] = 1;
+    for (int k = 0; k < s->rank[i]; k++) {
+      s->dims[i][k] = table[i][1 + k];
+      s->items[i] *= table[i][1 + k];
+    }
+  }
+}
+
+/* The rules' attributes: size, ko_rule, suicide, move_cap. */
+static XLA_FFI_Error *rules_attributes(const XLA_FFI_CallFrame *frame, const char *target, GojaxRules *rules) {
+  int64_t size, ko_rule, suicide, move_cap;
+  if (!attribute(frame, "size", &size) || size < 2 || size > MAX_SIZE)
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute size in 2..25");
+  if (!attribute(frame, "ko_rule", &ko_rule) || ko_rule < 0 || ko_rule > 2)
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute ko_rule in 0..2");
+  if (!attribute(frame, "suicide", &suicide))
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute suicide");
+  if (!attribute(frame, "move_cap", &move_cap) || move_cap < 1 || move_cap > 32767)
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute move_cap in 1..32767");
+  *rules = (GojaxRules){(int32_t)size, (int32_t)ko_rule, suicide != 0, (int32_t)move_cap};
+  return NULL;
+}
+
+/* Game `i` of a batch whose fields are `data[field]` (each with the batch's axes in front). */
+static GojaxGame game_at(void *const *data, const Shapes *s, int64_t i) {
+#define FIELD(k, type) \
+  ((type *)(s->items[k] ? (char *)data[k] + (size_t)(i * s->items[k]) * field_bytes[k] : (char *)data[k]))
+  return (GojaxGame){FIELD(0, uint32_t),  FIELD(1, uint32_t), FIELD(2, uint32_t), FIELD(3, int8_t),
+                     FIELD(4, uint32_t),  FIELD(5, uint32_t), FIELD(6, int16_t),  FIELD(7, int16_t),
+                     FIELD(8, int32_t),   FIELD(9, int8_t),   FIELD(10, int16_t), FIELD(11, int16_t),
+                     FIELD(12, int16_t),  FIELD(13, uint8_t), FIELD(14, uint8_t), FIELD(15, int8_t),
+                     FIELD(16, uint8_t)};
+#undef FIELD
+}
+
+typedef struct {
+  GojaxRules rules;
+  Shapes shapes;
+  void *data[GAME_FIELDS];
+  const int32_t *actions;
+  const uint8_t *mask;
+  int32_t superko;
+  int64_t actions_per_game;
+  uint8_t *out;
+} Games;
+
+static void step_range(const void *job, int64_t begin, int64_t end) {
+  const Games *j = job;
+  GojaxGame games[GOJAX_OVERLAP];
+  const uint8_t *masks[GOJAX_OVERLAP];
+  for (int64_t i = begin; i < end; i += GOJAX_OVERLAP) {
+    int64_t n = end - i < GOJAX_OVERLAP ? end - i : GOJAX_OVERLAP;
+    for (int64_t k = 0; k < n; k++) {
+      games[k] = game_at(j->data, &j->shapes, i + k);
+      masks[k] = j->mask ? j->mask + (i + k) * j->actions_per_game : NULL;
+    }
+    gojax_play_many(&j->rules, games, j->actions + i, j->mask ? masks : NULL, n);
+  }
+}
+
+static void legal_range(const void *job, int64_t begin, int64_t end) {
+  const Games *j = job;
+  GojaxGame games[GOJAX_OVERLAP];
+  uint8_t *outs[GOJAX_OVERLAP];
+  for (int64_t i = begin; i < end; i += GOJAX_OVERLAP) {
+    int64_t n = end - i < GOJAX_OVERLAP ? end - i : GOJAX_OVERLAP;
+    for (int64_t k = 0; k < n; k++) {
+      games[k] = game_at(j->data, &j->shapes, i + k);
+      outs[k] = j->out + (i + k) * j->actions_per_game;
+    }
+    gojax_legal_many(&j->rules, games, j->superko, outs, n);
+  }
+}
+
+/* Checks argument or result `b` as field `k` of a game batch. */
+static int field_shaped(const XLA_FFI_Buffer *b, const Shapes *s, const Batch *batch, int k) {
+  return shaped(b, field_types[k], batch, 0, s->rank[k], s->dims[k]);
+}
+
+static XLA_FFI_Error *bad_field(const XLA_FFI_CallFrame *frame, const char *target, const char *what, int k) {
+  return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target,
+              "%s %s has the wrong type or shape for the rules' attributes", what, field_names[k]);
+}
+
+/* gojax.step: (the 17 fields of GoState, action s32[...] [, mask pred[..., P + 1]]) -> the 17
+ * fields, each result aliasing its argument; attributes size, ko_rule, suicide, move_cap. */
+XLA_FFI_Error *gojax_ffi_step(XLA_FFI_CallFrame *frame) {
+  static const char target[] = "gojax_ffi_step";
+  XLA_FFI_Error *error;
+  if (answered_with(frame, target, GAME_FIELDS + 1, GAME_FIELDS + 2, GAME_FIELDS, &error)) return error;
+  Games job = {0};
+  if ((error = rules_attributes(frame, target, &job.rules))) return error;
+  rules_shapes(&job.rules, &job.shapes);
+  Batch batch;
+  const XLA_FFI_Buffer *moves = (const XLA_FFI_Buffer *)frame->rets.rets[8];
+  if (!batch_of(moves, 0, &batch)) return bad_field(frame, target, "result", 8);
+  for (int k = 0; k < GAME_FIELDS; k++) {
+    const XLA_FFI_Buffer *in = arg(frame, k), *out = (const XLA_FFI_Buffer *)frame->rets.rets[k];
+    if (!field_shaped(in, &job.shapes, &batch, k)) return bad_field(frame, target, "argument", k);
+    if (!field_shaped(out, &job.shapes, &batch, k)) return bad_field(frame, target, "result", k);
+    if (out->data != in->data && batch.games * job.shapes.items[k] > 0)
+      memcpy(out->data, in->data, (size_t)(batch.games * job.shapes.items[k]) * field_bytes[k]);
+    job.data[k] = out->data;
+  }
+  if (!shaped(arg(frame, GAME_FIELDS), XLA_FFI_DataType_S32, &batch, 0, 0, NULL))
+    return bad_shape(frame, target, "action", "int32[...]");
+  job.actions = arg(frame, GAME_FIELDS)->data;
+  job.actions_per_game = (int64_t)job.rules.size * job.rules.size + 1;
+  if (frame->args.size == GAME_FIELDS + 2) {
+    if (!shaped(arg(frame, GAME_FIELDS + 1), XLA_FFI_DataType_PRED, &batch, 0, 1, &job.actions_per_game))
+      return bad_shape(frame, target, "mask", "bool[..., P + 1]");
+    job.mask = arg(frame, GAME_FIELDS + 1)->data;
+  }
+  return parallel(frame, step_range, &job, batch.games, 16);
+}
+
+/* gojax.legal_action_mask: (the 17 fields of GoState) -> pred[..., P + 1]; attributes size,
+ * ko_rule, suicide, move_cap, superko. */
+XLA_FFI_Error *gojax_ffi_legal_mask(XLA_FFI_CallFrame *frame) {
+  static const char target[] = "gojax_ffi_legal_mask";
+  XLA_FFI_Error *error;
+  if (answered(frame, target, GAME_FIELDS, &error)) return error;
+  Games job = {0};
+  int64_t superko;
+  if ((error = rules_attributes(frame, target, &job.rules))) return error;
+  if (!attribute(frame, "superko", &superko))
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute superko");
+  job.superko = superko != 0;
+  rules_shapes(&job.rules, &job.shapes);
+  job.actions_per_game = (int64_t)job.rules.size * job.rules.size + 1;
+  const XLA_FFI_Buffer *out = result(frame);
+  Batch batch;
+  if (out->dtype != XLA_FFI_DataType_PRED || !batch_of(out, 1, &batch) ||
+      out->dims[batch.rank] != job.actions_per_game)
+    return bad_shape(frame, target, "the result", "bool[..., P + 1]");
+  for (int k = 0; k < GAME_FIELDS; k++) {
+    if (!field_shaped(arg(frame, k), &job.shapes, &batch, k)) return bad_field(frame, target, "argument", k);
+    job.data[k] = arg(frame, k)->data;
+  }
+  job.out = out->data;
+  return parallel(frame, legal_range, &job, batch.games, 16);
 }

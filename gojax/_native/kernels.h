@@ -11,7 +11,7 @@
 
 /* The version of the exported functions: gojax/_native/__init__.py's ABI, which loads only a
  * library built with the same. Raise both when an exported signature or FFI target changes. */
-#define GOJAX_KERNELS_ABI 3
+#define GOJAX_KERNELS_ABI 4
 
 #define MAX_SIZE 25
 
@@ -50,5 +50,60 @@ void gojax_ladder_reads(int64_t n, int32_t size, int32_t words, const uint32_t *
                         const int32_t *ko_point, const int32_t *games, const int32_t *modes,
                         const uint8_t *mover_attacks, const int32_t *first_moves, const int32_t *prey,
                         uint8_t *out);
+
+/* ------------------------------------------------------------------ the rules (rules.c) */
+
+#define GOJAX_KO_SIMPLE 0
+#define GOJAX_KO_POSITIONAL 1
+#define GOJAX_KO_SITUATIONAL 2
+
+/* gojax.GoConfig as the rules read it (komi aside). */
+typedef struct {
+  int32_t size, ko_rule, suicide, move_cap;
+} GojaxRules;
+
+/* One game's gojax.GoState, field by field (W words a bitboard, L label planes, H = move_cap + 1
+ * history entries and M buckets, both 0 under the simple ko rule). */
+typedef struct {
+  uint32_t *stones;  /* [2, W] */
+  uint32_t *atari;   /* [2, W] */
+  uint32_t *labels;  /* atari_liberty [L, W] */
+  int8_t *turn;
+  uint32_t *hash;    /* [2] */
+  uint32_t *history; /* [H, 2] */
+  int16_t *heads;    /* history_head [M] */
+  int16_t *links;    /* history_prev [H] */
+  int32_t *move_number;
+  int8_t *passes;
+  int16_t *ko_point;
+  int16_t *captures; /* [2] */
+  int16_t *last_move;
+  uint8_t *terminated, *truncated;
+  int8_t *loser;
+  uint8_t *illegal_move;
+} GojaxGame;
+
+/* The sizes of a game's fields under `rules`: words of a bitboard (W), label planes (L), history
+ * entries (H), count classes, white splits and buckets (M) of the history lists. */
+typedef struct {
+  int32_t words, planes, history, classes, split, buckets;
+} GojaxSizes;
+void gojax_rules_sizes(const GojaxRules *rules, GojaxSizes *out);
+
+/* gojax.step in place for each of games[0, n): the game after actions[k] (masks NULL, or per
+ * game its legal mask bool[P + 1] - whose ko and superko verdict is taken instead of searching
+ * the history, as gojax.step_with_mask - or NULL). Up to GOJAX_OVERLAP moves at a time, their
+ * history walks side by side. */
+#define GOJAX_OVERLAP 4
+void gojax_play_many(const GojaxRules *rules, const GojaxGame *games, const int32_t *actions,
+                     const uint8_t *const *masks, int64_t n);
+/* gojax.legal_action_mask for each of games[0, n), into outs[k] (bool[P + 1]): up to
+ * GOJAX_OVERLAP games at a time. Reads the stones, atari, turn, hash, history (with its heads
+ * and links) and ko point of each game. */
+void gojax_legal_many(const GojaxRules *rules, const GojaxGame *games, int32_t superko, uint8_t *const *outs,
+                      int64_t n);
+/* The Zobrist keys of an N x N board (gojax._core.zobrist): points uint32[2, P, 2], side
+ * uint32[2, 2]. */
+void gojax_zobrist_tables(int32_t size, uint32_t *points, uint32_t *side);
 
 #endif /* GOJAX_KERNELS_H_ */
