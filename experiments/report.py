@@ -700,11 +700,13 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
 
 
 def _latest_by_size(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
-    """Board size -> the rows of the latest run (the last command) of ``feature_speed.py`` on it."""
+    """Board size -> the rows of the latest run of ``feature_speed.py`` on it (a run's rows follow
+    one another, its ``step`` row first; a rerun of the same command is a new run)."""
     latest: dict[str, list[dict[str, str]]] = {}
     for r in rows:
         runs = latest.setdefault(r["size"], [])
-        if runs and runs[0]["command"] != r["command"]:
+        other_run = runs and (runs[0]["command"], runs[0]["date"]) != (r["command"], r["date"])
+        if runs and (r["what"] == "step" or other_run):
             runs.clear()
         runs.append(r)
     return latest
