@@ -113,8 +113,8 @@ def test_a_changed_figure_changes_its_table(report, name):
         and r.get("kind", "eval") == "eval"
         and r.get("section", "engines") == "engines"
     )
-    if name in ("test_tiers", "mutation"):
-        index = len(rows) - 1  # each tier's (group's) latest run is the one shown
+    if name in ("test_tiers", "mutation", "feature_speed"):
+        index = len(rows) - 1  # each tier's (group's, board's) latest run is the one shown
     changed = [dict(r) for r in rows]
     value = changed[index][column]
     changed[index][column] = "9" + value if value[:1].isdigit() else value + "9"
@@ -179,3 +179,12 @@ def test_rows_are_appended_under_one_header(provenance, tmp_path):
     assert path.read_text().splitlines() == ["a,b", "1,2", "3,4", "5,6"]
     with pytest.raises(ValueError):
         provenance.append_rows(path, [{"a": 1, "c": 2}], ["a", "b"])
+
+
+def test_a_rerun_of_the_same_feature_command_replaces_the_earlier_run(report):
+    rows = [r for r in report._rows("feature_speed") if r["size"] == "19"]
+    run = [r for r in rows if r["command"] == rows[-1]["command"]][-3:]  # step, alphago, katago
+    earlier = [{**r, "date": "2000-01-01", "boards_per_s": "1"} for r in run]
+    shown = report.TABLES["feature_speed"](earlier + run)
+    assert shown == report.TABLES["feature_speed"](run)
+    assert "| 1 |" not in shown
