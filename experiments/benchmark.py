@@ -15,9 +15,11 @@ once), and one untimed scan of ``--steps`` moves precedes the timed ones.
 Under ``jax.vmap`` a while loop runs as long as the batch's slowest game, so
 this is the rate of a long self-play run, not of the opening.
 
-Each figure is the median of ``--repeats`` timed scans (min and max in the
-CSV); in a repeat the engines run one after the other, and a ratio to pgx is
-the median of the per-repeat ratios. Compile time: ``lower().compile()`` of
+Each figure is the median of ``--repeats`` timings (min and max in the
+CSV); a timing runs an engine's scan as many times as take ``--min-seconds``
+(a fast engine's single scan of a large batch lasts a few tens of milliseconds,
+too short to time alone), and in a repeat the engines run one after the
+other; a ratio to pgx is the median of the per-repeat ratios. Compile time: ``lower().compile()`` of
 each jitted scan. Bytes per state: ``GoState``, ``EnvState`` (with its
 observation), pgx ``State``. Features: boards/s of ``step``, the legal mask
 and each ``gojax.features.OBSERVATIONS`` preset on ``--feature-batch``
@@ -29,7 +31,7 @@ Quick mode (about 2 minutes on a calm 2-core CPU), then the full mode, from the
 repository root (``PYTHONPATH=.`` times this checkout's gojax)::
 
     PYTHONPATH=. python experiments/benchmark.py --quick
-    PYTHONPATH=. python experiments/benchmark.py --sizes 9 19 --batches 1 256 1024 --repeats 3
+    PYTHONPATH=. python experiments/benchmark.py --sizes 9 19 --batches 1 256 1024 --repeats 5
 
 Prints one Markdown table and writes ``<out>/benchmark.csv`` and
 ``<out>/benchmark.png`` (``--out``, default ``experiments/results``).
@@ -41,6 +43,7 @@ import argparse
 import csv
 import dataclasses
 import functools
+import math
 import os
 import statistics
 import time
@@ -213,13 +216,17 @@ def measure_engines(names, size, batches, args) -> list[dict]:
             compiled = jax.jit(scan).lower(state, key).compile()
             compile_s = time.perf_counter() - begin
             state = jax.block_until_ready(compiled(state, key))  # untimed: copies diverge
-            runs[name] = dict(run=compiled, state=state, compile_s=compile_s, seconds=[])
+            begin = time.perf_counter()
+            state = jax.block_until_ready(compiled(state, jax.random.fold_in(key, 1)))
+            calls = max(1, math.ceil(args.min_seconds / (time.perf_counter() - begin)))
+            runs[name] = dict(run=compiled, state=state, compile_s=compile_s, seconds=[], calls=calls)
         for repeat in range(args.repeats):
-            for entry in runs.values():
-                key = jax.random.PRNGKey(1000 * repeat + batch)
+            for entry in runs.values():  # each timing: `calls` scans, at least --min-seconds in all
                 begin = time.perf_counter()
-                entry["state"] = jax.block_until_ready(entry["run"](entry["state"], key))
-                entry["seconds"].append(time.perf_counter() - begin)
+                for call in range(entry["calls"]):
+                    key = jax.random.PRNGKey(1000 * (repeat * entry["calls"] + call) + batch)
+                    entry["state"] = jax.block_until_ready(entry["run"](entry["state"], key))
+                entry["seconds"].append((time.perf_counter() - begin) / entry["calls"])
         for name, entry in runs.items():
             rates = [batch * args.steps / s for s in entry["seconds"]]
             ratio = float("nan")
@@ -329,7 +336,13 @@ def main(argv=None) -> None:
     add("--sizes", type=int, nargs="+", default=[9, 19])
     add("--batches", type=int, nargs="+", default=[1, 256, 1024])
     add("--steps", type=int, default=64, help="moves per timed jitted scan (default 64)")
-    add("--repeats", type=int, default=3, help="timed scans; figures are their median (default 3)")
+    add("--repeats", type=int, default=3, help="timings; figures are their median (default 3)")
+    add(
+        "--min-seconds",
+        type=float,
+        default=0.5,
+        help="least duration of one timing: a fast engine's timing runs its scan several times (default 0.5)",
+    )
     add("--warmup", type=int, default=None, help="warm-up moves (default the move cap 2*N*N)")
     add("--warmup-games", type=int, default=64, help="distinct games of the steady state (default 64)")
     add("--engines", nargs="+", default=["gojax", "gojax-xla", "goenv", "pgx", "openspiel"])

@@ -171,6 +171,41 @@ def test_alphago_planes_written_by_the_kernel_match_xla(size, games):
     assert 0 < value[..., channels.player_colour].mean() < 1
 
 
+@pytest.mark.parametrize(("size", "games"), [(2, 64), (5, 128), (9, 64), (19, 32), (25, 8)])
+def test_alphago_zero_planes_written_by_the_kernel_match_xla(size, games):
+    # The 17 planes with both colour planes (the paper's and pgx's), as bool and float32, on
+    # whole-game positions; then on states whose turn is neither 0 nor 1 (white's planes on
+    # both paths) and whose history's entry 0 differs from the position (never read).
+    config = gojax.GoConfig(size=size)
+    batch = whole_game_batch(config, games, seed=300 + size)
+    turn = np.asarray(batch._game.turn).copy()
+    turn[::3] = 2 + np.arange(turn[::3].size) % 3
+    odd = batch._game.replace(turn=jnp.asarray(turn, batch._game.turn.dtype))
+    history = batch._history.replace(stones=batch._history.stones.at[:, 0].set(0xFFFFFFFF))
+
+    def planes(game, history):
+        paper = features.alphago_zero_planes(config, game, history, dtype=jnp.bool_)
+        pgx = features.alphago_zero_planes(config, game, history, colour_plane="white")
+        return paper, pgx
+
+    compared = []
+    for game, past in ((batch._game, batch._history), (odd, history)):
+        results = []
+        for enabled in (True, False):
+            with native_kernels(enabled):
+                results.append([np.asarray(x) for x in jax.jit(jax.vmap(planes))(game, past)])
+        (paper, pgx), (paper_xla, pgx_xla) = results
+        assert paper.dtype == np.bool_ and pgx.dtype == np.float32
+        np.testing.assert_array_equal(paper, paper_xla)
+        np.testing.assert_array_equal(pgx, pgx_xla)
+        compared.append((paper, pgx))
+    # What was compared: stones of every age for both sides (a 2x2 board rarely keeps its stones
+    # for 8 moves), both colours to move.
+    paper, pgx = compared[0]
+    assert paper[..., :16].any(axis=(0, 1, 2)).all() or size == 2
+    assert 0 < paper[..., 16].mean() < 1 and 0 < pgx[..., 16].mean() < 1
+
+
 def test_alphago_planes_bad_input():
     stones = np.zeros((2, 2, 3), np.uint32)
     turn, ko = np.zeros(2, np.int32), np.full(2, -1, np.int32)

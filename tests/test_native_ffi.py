@@ -58,6 +58,7 @@ def _planes(state, history):
     """Every feature with a native kernel, for one game."""
     return (
         features.alphago_planes(CONFIG, state, history, dtype=jnp.bool_, player_colour=True),
+        features.alphago_zero_planes(CONFIG, state, history, dtype=jnp.bool_),
         features.katago_planes(CONFIG, state, history, dtype=jnp.bool_),
         features.pass_alive(CONFIG, state),
         features.ladder_capture_plane(CONFIG, state),
@@ -92,7 +93,8 @@ def test_one_game_and_a_batch_of_one():
     batched, reference = _both(jax.vmap(_planes), *jax.tree.map(lambda x: x[5:6], (games, histories)))
     _assert_same(batched, reference)
     _assert_same(jax.tree.map(lambda x: x[0], batched), native)
-    assert native[0].any() and native[2].stones.any()  # stones on the board, pass-alive ones too
+    # Stones on the board, pass-alive ones too.
+    assert native[0].any() and native[1].any() and native[3].stones.any()
 
 
 def test_nested_vmap_with_arguments_batched_on_different_axes():
@@ -228,6 +230,11 @@ def test_malformed_buffers_are_refused_with_an_error_naming_the_target():
             standing,
             legal,
         )
+    planes17, target = jax.ShapeDtypeStruct((7, 7, 17), jnp.bool_), "gojax_ffi_history_planes"
+    with pytest.raises(Exception, match=rf"{target}: history must be uint32\[\.\.\., 8, 2, W\]"):
+        _call(target, planes17, stones, turn, jnp.zeros((7, 2, 2), jnp.uint32), colour_white=0)
+    with pytest.raises(Exception, match=rf"{target}: needs an integer attribute colour_white"):
+        _call(target, planes17, stones, turn, jnp.zeros((8, 2, 2), jnp.uint32))
     with pytest.raises(Exception, match=r"gojax_ffi_ladder_reads: needs an attribute size in 2..25"):
         column = jnp.zeros(3, jnp.int32)
         args = (stones, turn, ko, column, column, column, column, jnp.ones(3, jnp.bool_))

@@ -67,12 +67,13 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
-ABI = 4  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
+ABI = 5  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
 # The XLA FFI handlers of ffi.c, registered under their function's name for the CPU platform.
 TARGETS = (
     "gojax_ffi_alphago_planes",
     "gojax_ffi_katago_tables",
     "gojax_ffi_benson_tables",
+    "gojax_ffi_history_planes",
     "gojax_ffi_ladder_reads",
     "gojax_ffi_step",
     "gojax_ffi_legal_mask",

@@ -290,8 +290,8 @@ static XLA_FFI_Error *parallel(const XLA_FFI_CallFrame *frame, Range *run, const
 
 /* Boards of a batch and what a kernel reads besides (see kernels.h). */
 typedef struct {
-  int32_t size, words, channels, suicide;
-  const uint32_t *stones, *standing;
+  int32_t size, words, channels, suicide, colour_white;
+  const uint32_t *stones, *standing, *history;
   const int32_t *turn, *ko_point, *want_moves;
   const uint8_t *legal;
   void *out;
@@ -311,6 +311,11 @@ static void katago_range(const void *job, int64_t begin, int64_t end) {
 static void benson_range(const void *job, int64_t begin, int64_t end) {
   const Boards *b = job;
   gojax_benson_tables(begin, end, b->size, b->words, b->stones, b->suicide, b->out);
+}
+
+static void history_range(const void *job, int64_t begin, int64_t end) {
+  const Boards *b = job;
+  gojax_history_planes(begin, end, b->size, b->words, b->stones, b->turn, b->history, b->colour_white, b->out);
 }
 
 /* The stones (argument 0) of a batch: uint32[batch..., 2, W] with W words enough for the board. */
@@ -409,6 +414,37 @@ XLA_FFI_Error *gojax_ffi_benson_tables(XLA_FFI_CallFrame *frame) {
   if ((error = stones_of(frame, target, &batch, 0, &b))) return error;
   b.out = out->data;
   return parallel(frame, benson_range, &b, batch.games, 8);
+}
+
+/* AlphaGo Zero's planes: (stones u32[..., 2, W], turn s32[...], history u32[..., 8, 2, W]) ->
+ * pred[..., N, N, 17]; attribute colour_white (0: the colour plane lit when black is to move, 1:
+ * when white is). */
+XLA_FFI_Error *gojax_ffi_history_planes(XLA_FFI_CallFrame *frame) {
+  static const char target[] = "gojax_ffi_history_planes";
+  XLA_FFI_Error *error;
+  if (answered(frame, target, 3, &error)) return error;
+  const XLA_FFI_Buffer *out = result(frame);
+  Batch batch;
+  Boards b = {0};
+  int64_t colour_white;
+  if (out->dtype != XLA_FFI_DataType_PRED || !batch_of(out, 3, &batch) || out->dims[batch.rank + 2] != 17)
+    return bad_shape(frame, target, "the result", "bool[..., N, N, 17]");
+  b.size = (int32_t)out->dims[batch.rank];
+  if (b.size < 2 || b.size > MAX_SIZE || out->dims[batch.rank + 1] != b.size)
+    return bad_shape(frame, target, "the result", "bool[..., N, N, 17] with N in 2..25");
+  if (!attribute(frame, "colour_white", &colour_white))
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an integer attribute colour_white");
+  b.colour_white = colour_white != 0;
+  if ((error = stones_of(frame, target, &batch, 0, &b))) return error;
+  if (!shaped(arg(frame, 1), XLA_FFI_DataType_S32, &batch, 0, 0, NULL))
+    return bad_shape(frame, target, "turn", "int32[...]");
+  const int64_t boards[3] = {8, 2, b.words};
+  if (!shaped(arg(frame, 2), XLA_FFI_DataType_U32, &batch, 0, 3, boards))
+    return bad_shape(frame, target, "history", "uint32[..., 8, 2, W]");
+  b.turn = arg(frame, 1)->data;
+  b.history = arg(frame, 2)->data;
+  b.out = out->data;
+  return parallel(frame, history_range, &b, batch.games, 16);
 }
 
 /* ------------------------------------------------------------------ ladder reads */

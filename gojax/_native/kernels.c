@@ -921,3 +921,87 @@ void gojax_benson_tables(int64_t begin, int64_t end, int32_t size, int32_t words
       benson_marks(&g, b[colour], suicide, &s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
   }
 }
+
+/* ------------------------------------------------------------------ AlphaGo Zero's planes */
+
+/* SPREAD[parity][x]: the 8 bits of x on bytes parity, parity + 2, ..., parity + 14 (one channel
+ * in two: the mover's, parity 0, or the opponent's, parity 1, at times 0..7). */
+#define SPREAD_BIT(x, k) ((uint8_t)(((x) >> (k)) & 1u))
+#define SPREAD_EVEN(x)                                                                                       \
+  {SPREAD_BIT(x, 0), 0, SPREAD_BIT(x, 1), 0, SPREAD_BIT(x, 2), 0, SPREAD_BIT(x, 3), 0, SPREAD_BIT(x, 4), 0, \
+   SPREAD_BIT(x, 5), 0, SPREAD_BIT(x, 6), 0, SPREAD_BIT(x, 7), 0}
+#define SPREAD_ODD(x)                                                                                        \
+  {0, SPREAD_BIT(x, 0), 0, SPREAD_BIT(x, 1), 0, SPREAD_BIT(x, 2), 0, SPREAD_BIT(x, 3), 0, SPREAD_BIT(x, 4), \
+   0, SPREAD_BIT(x, 5), 0, SPREAD_BIT(x, 6), 0, SPREAD_BIT(x, 7)}
+#define SPREAD_4(F, x) F(x), F((x) + 1u), F((x) + 2u), F((x) + 3u)
+#define SPREAD_16(F, x) SPREAD_4(F, x), SPREAD_4(F, (x) + 4u), SPREAD_4(F, (x) + 8u), SPREAD_4(F, (x) + 12u)
+#define SPREAD_64(F, x) SPREAD_16(F, x), SPREAD_16(F, (x) + 16u), SPREAD_16(F, (x) + 32u), SPREAD_16(F, (x) + 48u)
+#define SPREAD_256(F) SPREAD_64(F, 0u), SPREAD_64(F, 64u), SPREAD_64(F, 128u), SPREAD_64(F, 192u)
+static _Alignas(16) const uint8_t SPREAD[2][256][16] = {{SPREAD_256(SPREAD_EVEN)}, {SPREAD_256(SPREAD_ODD)}};
+
+/* The 8 x 8 bit matrix of x (row i its byte i, column j bit j of the row) transposed. */
+static inline uint64_t transpose8(uint64_t x) {
+  uint64_t t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+  return x ^ t ^ (t << 28);
+}
+
+/* The 16 history channels of one point: the mover's times in `own` (bit t: a stone t moves ago),
+ * the opponent's in `theirs`, interleaved on bytes 0..15 of `at`. */
+static inline void point_channels(uint8_t *at, unsigned own, unsigned theirs) {
+  uint64_t a[2], b[2];
+  memcpy(a, SPREAD[0][own], 16);
+  memcpy(b, SPREAD[1][theirs], 16);
+  a[0] |= b[0];
+  a[1] |= b[1];
+  memcpy(at, a, 16);
+}
+
+/* AlphaGo Zero's 17 planes (gojax.features.alphago_zero_planes) of boards [begin, end): stones
+ * uint32[B, 2, W] the positions now, history uint32[B, 8, 2, W] those before (entry t, t >= 1,
+ * t moves ago; entry 0 is not read), out bool[B, P, 17]: for each point the mover's and the
+ * opponent's stone t = 0..7 moves ago, then the colour plane (1 when black is to move, or with
+ * `colour_white` when white is). Black is to move where turn is 0, white elsewhere.
+ *
+ * A word's 32 points at a time: for each of its bytes, the byte of each of the 8 times is a row of
+ * an 8 x 8 bit matrix whose transpose holds each point's 8 times in a byte, which two tables
+ * spread on the point's 16 channel bytes. */
+void gojax_history_planes(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                          const int32_t *turn, const uint32_t *history, int32_t colour_white, uint8_t *out) {
+  const int points = size * size;
+  for (int64_t g = begin; g < end; g++) {
+    const int black = turn[g] == 0;
+    const uint8_t colour = (uint8_t)(colour_white ? turn[g] == 1 : black);
+    const uint32_t *boards[8];
+    for (int t = 0; t < 8; t++) boards[t] = t == 0 ? stones + g * 2 * words : history + (g * 8 + t) * 2 * words;
+    const int mine = black ? 0 : words, theirs = black ? words : 0;
+    uint8_t *planes = out + g * points * 17;
+    for (int w = 0; w * 32 < points; w++) {
+      uint32_t own[8], opponent[8];
+      for (int t = 0; t < 8; t++) {
+        own[t] = boards[t][mine + w];
+        opponent[t] = boards[t][theirs + w];
+      }
+      for (int part = 0; part < 4; part++) {
+        const int first = 32 * w + 8 * part;
+        if (first >= points) break;
+        uint64_t x = 0, y = 0;
+        for (int t = 0; t < 8; t++) {
+          x |= (uint64_t)((own[t] >> (8 * part)) & 0xFFu) << (8 * t);
+          y |= (uint64_t)((opponent[t] >> (8 * part)) & 0xFFu) << (8 * t);
+        }
+        x = transpose8(x);
+        y = transpose8(y);
+        const int count = points - first < 8 ? points - first : 8;
+        for (int k = 0; k < count; k++) {
+          uint8_t *at = planes + (first + k) * 17;
+          point_channels(at, (unsigned)(x >> (8 * k)) & 0xFFu, (unsigned)(y >> (8 * k)) & 0xFFu);
+          at[16] = colour;
+        }
+      }
+    }
+  }
+}

@@ -11,7 +11,7 @@
 
 /* The version of the exported functions: gojax/_native/__init__.py's ABI, which loads only a
  * library built with the same. Raise both when an exported signature or FFI target changes. */
-#define GOJAX_KERNELS_ABI 4
+#define GOJAX_KERNELS_ABI 5
 
 #define MAX_SIZE 25
 
@@ -32,6 +32,9 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
                          int16_t *out);
 void gojax_benson_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
                          int32_t suicide, int16_t *out);
+/* AlphaGo Zero's 17 planes: stones uint32[B, 2, W], history uint32[B, 8, 2, W] -> bool[B, P, 17]. */
+void gojax_history_planes(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
+                          const int32_t *turn, const uint32_t *history, int32_t colour_white, uint8_t *out);
 
 /* One ladder read: the board `stones` (uint32[2, W]) with `turn` to move and `ko_point`, the
  * read's kind `mode` (0 capture, 1 extend, 2 defend), whether the side to move attacks, the

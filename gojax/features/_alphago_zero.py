@@ -22,7 +22,8 @@ Use :data:`AGZ_CHANNELS` instead of these numbers:
 ``planes[..., AGZ_CHANNELS.own]`` is ``[N, N, 8]`` (times ``t .. t-7``).
 
 Cost: unpacking ``8 x 2`` bitboards of ``N`` words (shifts and masks, no
-flood fill), so far cheaper than a ``step``.
+flood fill), so far cheaper than a ``step``; on the CPU a C kernel
+(:mod:`gojax._native`) does it eight points at a time.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 from gojax._core.types import GoConfig, GoState
+from gojax.features import _native_calls
 from gojax.features._board_history import HISTORY_LENGTH, BoardHistory
 
 __all__ = ["AGZ_CHANNELS", "AGZ_NUM_CHANNELS", "AlphaGoZeroChannels", "alphago_zero_planes"]
@@ -96,6 +98,16 @@ def alphago_zero_planes(
     """
     if colour_plane not in ("black", "white"):
         raise ValueError(f"colour_plane must be 'black' or 'white', got {colour_plane!r}")
+
+    def native():
+        return _native_calls.history_planes(config, state, hist.stones, colour_plane == "white")
+
+    planes = _native_calls.on_cpu(native, lambda: _xla_planes(config, state, hist, colour_plane))
+    return planes.astype(dtype)
+
+
+def _xla_planes(config: GoConfig, state: GoState, hist: BoardHistory, colour_plane: str) -> jax.Array:
+    """``bool[N, N, 17]``: :func:`alphago_zero_planes` in XLA (the reference; accelerators run it)."""
     size = config.size
     stones = jnp.concatenate([state.stones[None], hist.stones[1:HISTORY_LENGTH]])  # [8, 2, W] black, white
     # Own, opponent order: channel pair (own, opponent) of each time is an OR over its (black, white)
@@ -114,7 +126,7 @@ def alphago_zero_planes(
     per_point = jnp.broadcast_to(words[:, None, :], (words.shape[0], bb.WORD_BITS, channels))
     per_point = per_point.reshape(-1, channels)[:points]  # [P, 17]: the word holding each point
     bit = jnp.uint32(1) << (jnp.arange(points) % bb.WORD_BITS).astype(jnp.uint32)[:, None]
-    return ((per_point & bit) != 0).reshape(size, size, channels).astype(dtype)
+    return ((per_point & bit) != 0).reshape(size, size, channels)
 
 
 _ALL = 0xFFFFFFFF

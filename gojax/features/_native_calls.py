@@ -16,7 +16,7 @@ from gojax import _native
 from gojax._core.native import call, on_cpu
 from gojax._core.types import GoConfig, GoState
 
-__all__ = ["alphago_planes", "benson_tables", "katago_tables", "ladder_reads", "on_cpu"]
+__all__ = ["alphago_planes", "benson_tables", "history_planes", "katago_tables", "ladder_reads", "on_cpu"]
 
 
 def _mover(state: GoState) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -46,6 +46,16 @@ def benson_tables(config: GoConfig, state: GoState) -> jax.Array:
     result = jax.ShapeDtypeStruct((2, len(_native.BENSON_MARKS), config.num_points), jnp.int16)
     suicide = np.int32(config.suicide)
     return call("gojax_ffi_benson_tables", result, (state.stones,), "broadcast_all", suicide=suicide)
+
+
+def history_planes(config: GoConfig, state: GoState, history: jax.Array, colour_white: bool) -> jax.Array:
+    """``bool[N, N, 17]``: AlphaGo Zero's planes of one game by the kernel (see
+    :func:`gojax.features.alphago_zero_planes`); ``history`` ``uint32[8, 2, W]`` (entry 0 unread)."""
+    size = config.size
+    result = jax.ShapeDtypeStruct((size, size, 17), jnp.bool_)
+    args = (state.stones.astype(jnp.uint32), state.turn.astype(jnp.int32), history.astype(jnp.uint32))
+    colour = np.int32(colour_white)
+    return call("gojax_ffi_history_planes", result, args, "broadcast_all", colour_white=colour)
 
 
 def ladder_reads(size: int, stones, turn, ko_point, mode, mover_attacks, move, prey, active) -> jax.Array:
