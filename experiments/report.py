@@ -343,21 +343,28 @@ def training_runs(rows: list[dict[str, str]]) -> str:
 
 
 def goenv_ratio(rows: list[dict[str, str]]) -> str:
-    """``GoEnv.step`` with its 17 planes against the rules alone: the per-repeat ratio's median, each run."""
+    """``GoEnv.step`` against the rules alone, by the rules' code and the observation: the per-repeat
+    ratio's median, each run."""
     lines = [
-        "| board | `GoEnv` / rules alone, runs in order | median | runs | command |",
-        "|---|---|---|---|---|",
+        "| board | rules | observation | `GoEnv` / rules alone, runs in order | median | runs | command "
+        "| date |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for board in dict.fromkeys(r["board"] for r in rows):
-        mine = [r for r in rows if r["board"] == board]
+    keys = dict.fromkeys((r["rules"], r["observation"], r["board"], r["command"]) for r in rows)
+    for rules, observation, board, command in sorted(keys, key=lambda k: (k[0] != "C kernels", int(k[2]))):
+        mine = [
+            r
+            for r in rows
+            if (r["rules"], r["observation"], r["board"], r["command"])
+            == (rules, observation, board, command)
+        ]
         ratios = [float(r["goenv_over_rules"]) for r in mine]
         lines.append(
-            f"| {board}x{board} | {', '.join(f'{x:.3f}' for x in ratios)} | {_median(ratios):.3f} "
-            f"| {len(ratios)} "
-            f"| `{mine[0]['command']}` |"
+            f"| {board}x{board} | {rules} | {observation} | {', '.join(f'{x:.3f}' for x in ratios)} "
+            f"| {_median(ratios):.3f} | {len(ratios)} | `{command}` | {mine[0]['date']} |"
         )
     lines.append("")
-    lines.append("Measured: " + "; ".join(dict.fromkeys(f"{r['date']}, {r['machine']}" for r in rows)))
+    lines.append("Machines: " + "; ".join(dict.fromkeys(r["machine"] for r in rows)))
     return "\n".join(lines) + "\n"
 
 
