@@ -4,7 +4,8 @@ Whole-game positions (``benchmark.py``'s steady state: random games restarted at
 random plies, so the batch spreads over whole games), then ``jit(vmap(...))`` of
 ``step``, the AlphaGo 48 planes and the KataGo preset on that batch. Each rate
 is the median of ``--repeats`` timings; the ratio is to ``step`` in the same
-repeat. Compile time is ``lower().compile()``.
+repeat (a timing calls a function as many times as take ``--min-seconds``). The
+legal mask is timed beside ``step``. Compile time is ``lower().compile()``.
 
     PYTHONPATH=. python experiments/feature_speed.py --size 19 --batch 1024
     PYTHONPATH=. python experiments/feature_speed.py --size 9 --batch 1024 --presets alphago
@@ -42,6 +43,7 @@ import argparse
 import atexit
 import functools
 import importlib
+import math
 import os
 import re
 import resource
@@ -108,7 +110,8 @@ def import_revision(revision: str):
 def _build_kernels(package: Path) -> None:
     """Compiles the revision's native kernels (if it has any) as an install would, so both
     revisions run like for like; without a C compiler the revision runs its XLA code. Its FFI
-    handlers (``ffi.c``, where it has them) are built against jaxlib's headers, as setup.py does."""
+    handlers (``ffi.c``, where it has them) are built against jaxlib's headers, with every C file of
+    its ``_native`` (the rules' ``rules.c`` too), as setup.py does."""
     source = package / "_native" / "kernels.c"
     compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if not source.exists() or compiler is None:
@@ -117,9 +120,7 @@ def _build_kernels(package: Path) -> None:
 
     import jaxlib
 
-    sources = [str(source)]
-    if (package / "_native" / "ffi.c").exists():
-        sources.append(str(package / "_native" / "ffi.c"))
+    sources = [str(path) for path in sorted((package / "_native").glob("*.c"))]
     include = Path(jaxlib.__file__).resolve().parent / "include"
     target = source.with_name("_kernels" + sysconfig.get_config_var("EXT_SUFFIX"))
     flags = ["-O3", "-std=c11", "-pthread", "-shared", "-fPIC", f"-I{include}"]
@@ -147,6 +148,12 @@ def main(argv=None) -> None:
     parser.add_argument("--size", type=int, default=19)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--min-seconds",
+        type=float,
+        default=0.2,
+        help="least duration of one timing: a fast function is called several times (default 0.2)",
+    )
     parser.add_argument("--games", type=int, default=64, help="distinct whole games tiled into the batch")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument(
@@ -176,7 +183,10 @@ def main(argv=None) -> None:
     tile = jax.tree.map(lambda x: x[jax.numpy.arange(args.batch) % x.shape[0]], games)
     game, history = tile._game, tile._history
     actions = sample_uniform(jax.random.PRNGKey(3), tile.legal_action_mask)
-    candidates = {"step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions)}
+    candidates = {
+        "step": lambda g, h: jax.vmap(functools.partial(gojax.step, config))(g, actions),
+        "legal_action_mask": lambda g, h: jax.vmap(functools.partial(gojax.legal_action_mask, config))(g),
+    }
     if args.parts:
         for name, part in PARTS.items():
             candidates[name] = jax.vmap(functools.partial(part, config))
@@ -223,11 +233,17 @@ def main(argv=None) -> None:
         runs[name] = (compiled, compile_s, [])
         print(f"  {name}: compiled in {compile_s:.1f} s", flush=True)
     faults = {name: [] for name in runs}
+    calls = {}  # per function: the calls of one timing
+    for name, (compiled, _, _) in runs.items():
+        calls[name] = max(1, math.ceil(args.min_seconds / _timed(compiled, *inputs[name])))
     for _ in range(args.repeats):
         for name, (compiled, _, seconds) in runs.items():
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            seconds.append(_timed(compiled, *inputs[name]))
-            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+            begin = time.perf_counter()
+            for _call in range(calls[name]):
+                jax.block_until_ready(compiled(*inputs[name]))
+            seconds.append((time.perf_counter() - begin) / calls[name])
+            faults[name].append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls[name])
     tunables = os.environ.get("GLIBC_TUNABLES")
     print(f"\n{args.size}x{args.size}, batch {args.batch}, whole-game positions, {jax.default_backend()}")
     if tunables:

@@ -729,7 +729,9 @@ def feature_speed(rows: list[dict[str, str]]) -> str:
     ]
     for size, runs in sorted(latest.items(), key=lambda item: -int(item[0])):
         for r in runs:
-            what = "`step` (the rules alone)" if r["what"] == "step" else f"`{r['what']}` (`{r['dtype']}`)"
+            what = f"`{r['what']}` (`{r['dtype']}`)"
+            if r["what"] in ("step", "legal_action_mask"):
+                what = f"`{r['what']}` (the rules alone)"
             lines.append(
                 f"| {size}x{size} | {r['batch']} | {what} "
                 f"| {'native' if r['native'] == 'yes' else 'XLA'} | {int(r['boards_per_s']):,} "
