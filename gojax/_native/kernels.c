@@ -135,13 +135,6 @@ static inline int empty_beside(const Geometry *g, const int8_t *b, int cell) {
 /* The whole chain through `cell`. */
 static int chain(const Geometry *g, const int8_t *b, int cell, Fill *f) { return chain_upto(g, b, cell, f, CELLS); }
 
-static int lowest(const int *cells, int n, int except) {
-  int best = -1;
-  for (int i = 0; i < n; i++)
-    if (cells[i] != except && (best < 0 || cells[i] < best)) best = cells[i];
-  return best;
-}
-
 /* ------------------------------------------------------------------ the chase */
 
 typedef struct {
