@@ -1,8 +1,8 @@
 """Native CPU kernels of the rules and the feature planes: a compiled C library, called by XLA and from NumPy.
 
 The rules' ``step`` and legal mask (``rules.c``) and the chain analysis,
-move outcomes, ladder reads and Benson's analysis of :mod:`gojax.features`
-(``kernels.c``) are written twice: in XLA (the reference, and the path on
+move outcomes, ladder reads, Benson's analysis and AlphaGo Zero's planes of
+:mod:`gojax.features` (``kernels.c``) are written twice: in XLA (the reference, and the path on
 accelerators) and in C, built into ``gojax/_native/_kernels*.so`` when the
 package is installed. On the CPU platform the jitted rules and features call
 the C kernels as XLA FFI custom calls (``ffi.c``, the handlers :data:`TARGETS`;
