@@ -70,6 +70,14 @@ static void swapped(const Geometry *g, const int8_t *board, int8_t *out) {
   }
 }
 
+/* A thread's own scratch variable: `name` points at it. Its address is taken once and hidden
+ * from the optimiser, so that the body reaches it through a plain pointer (in a shared library
+ * every use of a thread-local variable by name may call __tls_get_addr). */
+#define THREAD_SCRATCH(type, name)   \
+  static __thread type name##_tls;   \
+  type *name = &name##_tls;          \
+  __asm__("" : "+r"(name))
+
 /* ------------------------------------------------------------------ flood fills */
 
 typedef struct {
@@ -345,8 +353,8 @@ static int attacker_wins(Read *r, const Position *pos, int round, const int *ata
 
 /* The whole read: CAPTURED or ESCAPED. `pos` is the starting position. */
 static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int mode, int first_move) {
-  static __thread Runner atari;
-  Read r = {g, f, prey, &atari, 2 * g->size + 1, 0, 0};
+  THREAD_SCRATCH(Runner, atari);
+  Read r = {g, f, prey, atari, 2 * g->size + 1, 0, 0};
   int caught = mode == MODE_CAPTURE ? attacker_wins(&r, pos, 0, &first_move, 1)
                                     : runner_caught(&r, pos, 0, mode != MODE_EXTEND, 0);
   return caught && !r.over ? CAPTURED : ESCAPED;
@@ -364,7 +372,7 @@ static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int 
 void gojax_ladder_read_list(int32_t size, int32_t words, const GojaxLadderRead *reads, int64_t begin,
                             int64_t end, uint8_t *out) {
   Geometry g;
-  static __thread Fill f; /* large: one per thread, not on the stack */
+  THREAD_SCRATCH(Fill, f); /* large: one per thread, not on the stack */
   Position pos;
   geometry(&g, size);
   for (int64_t k = begin; k < end; k++) {
@@ -382,7 +390,7 @@ void gojax_ladder_read_list(int32_t size, int32_t words, const GojaxLadderRead *
     int runner = g.cell_of[read->prey];
     int move = read->first_move;
     move = mode == MODE_CAPTURE && move >= 0 && move < g.points ? g.cell_of[move] : -1;
-    out[read->out] = pos.b[runner] == DEF && read_ladder(&g, &f, &pos, runner, mode, move) == CAPTURED;
+    out[read->out] = pos.b[runner] == DEF && read_ladder(&g, f, &pos, runner, mode, move) == CAPTURED;
   }
 }
 
@@ -622,13 +630,13 @@ static void alphago_board(const Geometry *g, const Position *mine, const Positio
 void gojax_alphago_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
                           const int32_t *turn, const int32_t *ko_point, int16_t *out) {
   Geometry g;
-  static __thread Fill f;
-  static __thread Chains c;
+  THREAD_SCRATCH(Fill, f);
+  THREAD_SCRATCH(Chains, c);
   Position mine, theirs, pos;
   geometry(&g, size);
   for (int64_t game = begin; game < end; game++) {
-    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, TABLES, out, &mine, &theirs, &c, &f);
-    alphago_board(&g, &mine, &theirs, &pos, &c, &f, o);
+    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, TABLES, out, &mine, &theirs, c, f);
+    alphago_board(&g, &mine, &theirs, &pos, c, f, o);
   }
 }
 
@@ -649,16 +657,18 @@ void gojax_alphago_planes(int64_t begin, int64_t end, int32_t size, int32_t word
                           const int32_t *turn, const int32_t *ko_point, const uint32_t *standing,
                           const uint8_t *legal, int32_t channels, uint8_t *out) {
   Geometry g;
-  static __thread Fill f;
-  static __thread Chains c;
-  static __thread int16_t tables[TABLES * CELLS];
+  THREAD_SCRATCH(Fill, f);
+  THREAD_SCRATCH(Chains, c);
+  static __thread int16_t tables_tls[TABLES * CELLS];
+  int16_t *tables = tables_tls;
+  __asm__("" : "+r"(tables));
   Position mine, theirs, pos;
   geometry(&g, size);
   int points = g.points;
   for (int64_t game = begin; game < end; game++) {
     memset(tables, 0, sizeof(int16_t) * TABLES * (size_t)points);
-    set_up(&g, stones, words, turn, ko_point, game, &mine, &theirs, &c, &f);
-    alphago_board(&g, &mine, &theirs, &pos, &c, &f, tables);
+    set_up(&g, stones, words, turn, ko_point, game, &mine, &theirs, c, f);
+    alphago_board(&g, &mine, &theirs, &pos, c, f, tables);
     const uint32_t *old = standing + game * 8 * words;
     const uint8_t *ok = legal + game * points;
     uint8_t *o = out + game * points * channels;
@@ -702,29 +712,29 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
                          const int32_t *turn, const int32_t *ko_point, const int32_t *want_moves,
                          int16_t *out) {
   Geometry g;
-  static __thread Fill f;
-  static __thread Chains c;
+  THREAD_SCRATCH(Fill, f);
+  THREAD_SCRATCH(Chains, c);
   Position mine, theirs, pos;
   geometry(&g, size);
   int points = g.points;
   for (int64_t game = begin; game < end; game++) {
-    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, KATAGO_TABLES, out, &mine, &theirs, &c, &f);
+    int16_t *o = board_of(&g, stones, words, turn, ko_point, game, KATAGO_TABLES, out, &mine, &theirs, c, f);
     const int8_t *b = mine.b;
     int ko = mine.ko, wanted = want_moves[game] != 0;
     uint8_t laddered[MAX_POINTS];
-    for (int k = 0; k < c.n; k++) {
+    for (int k = 0; k < c->n; k++) {
       laddered[k] = 0;
-      int libs = c.libs[k];
+      int libs = c->libs[k];
       if (libs != 1 && libs != 2) continue;
       /* The attacker: the mover where the chain is the opponent's. The side to move's
        * first move is bound by the ko point. */
-      int mover_attacks = c.colour[k] == THEIRS;
+      int mover_attacks = c->colour[k] == THEIRS;
       const Position *start = mover_attacks ? &mine : &theirs;
-      const int *lib = c.lib_cells + c.lib_start[k];
+      const int *lib = c->lib_cells + c->lib_start[k];
       if (libs == 1) {
         copy(&g, &pos, start);
         pos.ko = mover_attacks ? -1 : ko; /* the owner moves first */
-        laddered[k] = read_ladder(&g, &f, &pos, c.stone[k], MODE_DEFEND, -1) == CAPTURED;
+        laddered[k] = read_ladder(&g, f, &pos, c->stone[k], MODE_DEFEND, -1) == CAPTURED;
         continue;
       }
       int low = lib[0] < lib[1] ? lib[0] : lib[1], high = lib[0] < lib[1] ? lib[1] : lib[0];
@@ -734,10 +744,10 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
         if (laddered[k] && !(mover_attacks && wanted)) break;
         /* The runner's extension on the other liberty keeps 3+ liberties even ignoring
          * captures: the atari cannot work. */
-        if (liberties_after(&g, &c, b, others[i], c.colour[k], 0, &f) - 1 > 2) continue;
+        if (liberties_after(&g, c, b, others[i], c->colour[k], 0, f) - 1 > 2) continue;
         copy(&g, &pos, start);
         pos.ko = mover_attacks ? ko : -1; /* the attacker moves first */
-        if (read_ladder(&g, &f, &pos, c.stone[k], MODE_CAPTURE, ataris[i]) == CAPTURED) {
+        if (read_ladder(&g, f, &pos, c->stone[k], MODE_CAPTURE, ataris[i]) == CAPTURED) {
           laddered[k] = 1;
           if (mover_attacks && wanted) o[K_LADDER_MOVES * points + g.point_of[ataris[i]]] = 1;
         }
@@ -746,17 +756,17 @@ void gojax_katago_tables(int64_t begin, int64_t end, int32_t size, int32_t words
     for (int p = 0; p < points; p++) {
       int cell = g.cell_of[p];
       if (b[cell] != EMPTY) {
-        int k = c.label[cell];
+        int k = c->label[cell];
         o[K_LADDERABLE * points + p] = laddered[k];
-        o[K_LIBERTIES * points + p] = (int16_t)c.libs[k];
+        o[K_LIBERTIES * points + p] = (int16_t)c->libs[k];
         continue;
       }
       int alive = 0;
       for (int d = 0; d < 4; d++) {
         int q = cell + g.dirs[d];
         if (b[q] == EMPTY) alive = 1;
-        else if (b[q] == THEIRS) alive |= c.libs[c.label[q]] == 1;
-        else if (b[q] == MINE) alive |= c.libs[c.label[q]] >= 2;
+        else if (b[q] == THEIRS) alive |= c->libs[c->label[q]] == 1;
+        else if (b[q] == MINE) alive |= c->libs[c->label[q]] >= 2;
       }
       o[K_NOT_SUICIDE * points + p] = (int16_t)alive;
     }
@@ -904,14 +914,14 @@ static void benson_marks(const Geometry *g, const int8_t *b, int suicide, Benson
 void gojax_benson_tables(int64_t begin, int64_t end, int32_t size, int32_t words, const uint32_t *stones,
                          int32_t suicide, int16_t *out) {
   Geometry g;
-  static __thread Benson s;
+  THREAD_SCRATCH(Benson, s);
   int8_t b[2][CELLS]; /* black's stones as 1, then white's */
   geometry(&g, size);
   for (int64_t game = begin; game < end; game++) {
     unpack(&g, stones + game * 2 * words, words, 0, b[0]);
     swapped(&g, b[0], b[1]);
     for (int colour = 0; colour < 2; colour++)
-      benson_marks(&g, b[colour], suicide, &s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
+      benson_marks(&g, b[colour], suicide, s, out + (game * 2 + colour) * BENSON_MARKS * g.points);
   }
 }
 
