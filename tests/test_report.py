@@ -183,8 +183,27 @@ def test_rows_are_appended_under_one_header(provenance, tmp_path):
 
 def test_a_rerun_of_the_same_feature_command_replaces_the_earlier_run(report):
     rows = [r for r in report._rows("feature_speed") if r["size"] == "19"]
-    run = [r for r in rows if r["command"] == rows[-1]["command"]][-3:]  # step, alphago, katago
+    starts = [i for i, r in enumerate(rows) if r["what"] == "step"]
+    run = rows[starts[-1] :]  # the latest run: its step row, then the legal mask and the presets
+    assert len(run) >= 3 and run[0]["what"] == "step"
     earlier = [{**r, "date": "2000-01-01", "boards_per_s": "1"} for r in run]
     shown = report.TABLES["feature_speed"](earlier + run)
     assert shown == report.TABLES["feature_speed"](run)
     assert "| 1 |" not in shown
+    # A later run is a run of its own even when its first row is not `step`.
+    later = [{**r, "date": "2999-01-01", "boards_per_s": "7"} for r in run[1:]]
+    assert report.TABLES["feature_speed"](run + later) == report.TABLES["feature_speed"](later)
+
+
+def test_goenv_ratios_of_other_rules_or_observations_are_rows_of_their_own(report):
+    # The same board and command measured with and without an observation: two rows, each
+    # with its own runs and median (merged, the median would mix the two).
+    rows = [r for r in report._rows("goenv_ratio") if r["rules"] == "C kernels" and r["board"] == "19"]
+    assert {r["observation"] for r in rows} == {"17 planes (C kernel)", "none"}
+    shown = report.TABLES["goenv_ratio"](rows)
+    lines = [line for line in shown.splitlines() if line.startswith("| 19x19 |")]
+    assert len(lines) == 2
+    for observation in ("17 planes (C kernel)", "none"):
+        ratios = [float(r["goenv_over_rules"]) for r in rows if r["observation"] == observation]
+        line = next(line for line in lines if f"| {observation} |" in line)
+        assert f"| {report._median(ratios):.3f} | {len(ratios)} |" in line
