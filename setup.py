@@ -27,7 +27,12 @@ setup(
     ext_modules=[
         Extension(
             "gojax._native._kernels",
-            sources=["gojax/_native/kernels.c", "gojax/_native/rules.c", "gojax/_native/ffi.c"],
+            sources=[
+                "gojax/_native/kernels.c",
+                "gojax/_native/rules.c",
+                "gojax/_native/playouts.c",
+                "gojax/_native/ffi.c",
+            ],
             depends=["gojax/_native/kernels.h"],
             include_dirs=_jaxlib_include(),
             extra_compile_args=["-O3", "-std=c11", "-pthread"],

@@ -17,7 +17,10 @@ Rows (9x9 by default, komi 7.5, positional superko for the engine rows):
   ``heuristic`` the heuristic policy on ``gojax.step``. With ``--shrink 1,4``
   each leaf batch row is run for each value of the light kernel's tail
   compaction (``shrink`` of :func:`gojax.playouts._light_loop.light_playouts`:
-  1 never narrows the loop, 4 the default), side by side.
+  1 never narrows the loop, 4 the default), side by side. With ``--loops c,xla``
+  each leaf batch row of the light kernel is run on the playout loop in C
+  (``gojax/_native/playouts.c``, the CPU's default) and on the XLA loop
+  (the accelerators' one), side by side: the same playouts.
 * ``search``: ``TreeSearch.search(seconds=--seconds)`` from the empty board,
   host tree included; playouts/s as ``stats.playouts / stats.seconds``. One
   row per device count of ``--devices`` (``D``: the leaves of each batch are
@@ -46,8 +49,10 @@ default ``experiments/results``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import functools
+import itertools
 import statistics
 import time
 from pathlib import Path
@@ -57,6 +62,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import gojax
+from gojax import _native
 from gojax._host import compiled
 from gojax._host.cpu_devices import split_host_cpu
 from gojax.players import playout, random_playout_policy, sample_uniform
@@ -113,6 +119,9 @@ def main() -> None:
     parser.add_argument(
         "--shrink", default="4", help="tail compactions of the leaf batch rows (1: none; 4: the search's)"
     )
+    parser.add_argument(
+        "--loops", default="c", help="playout loops of the leaf batch rows: c (CPU default), xla"
+    )
     parser.add_argument("--devices", default="1", help="devices sharing each search batch, e.g. 1,2")
     parser.add_argument(
         "--host-devices", type=int, default=None, help="split the CPU into this many JAX devices first"
@@ -128,6 +137,9 @@ def main() -> None:
     shapes = [tuple(int(x) for x in shape.split("x")) for shape in args.shapes.split(",")]
     policies = args.policies.split(",")
     shrinks = [int(x) for x in args.shrink.split(",")]
+    loops = args.loops.split(",")
+    if not set(loops) <= {"c", "xla"}:
+        parser.error("--loops takes c and xla")
     device_counts = [int(x) for x in args.devices.split(",")]
 
     moves_run, spread = _random_moves(config, args.batch, args.steps)
@@ -147,11 +159,12 @@ def main() -> None:
             moves = settings.moves_per_playout(config.num_points)
             parents = jax.tree.map(lambda x, k=k: np.stack([x] * k), host_empty)
             actions = np.full(k, -1, np.int32)
-            for shrink in shrinks:
+            for shrink, loop in itertools.product(shrinks, loops):
                 extra = {} if shrink == 4 else {"shrink": shrink}  # 4: the search's own compiled call
-                call = compiled.jitted(evaluate_leaves, config, policy, moves, m, **extra)
-                jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))
-                leaf_calls[policy, k, m, shrink] = (call, parents, actions)
+                with contextlib.nullcontext() if loop == "c" else _native.disabled():
+                    call = compiled.jitted(evaluate_leaves, config, policy, moves, m, **extra)
+                    jax.block_until_ready(call(parents, actions, jax.random.key(0), 0))  # traced here
+                leaf_calls[policy, k, m, shrink, loop] = (call, parents, actions)
 
     samples: dict[tuple, list[float]] = {}
     moves_per_playout: dict[tuple, float] = {}
@@ -171,8 +184,10 @@ def main() -> None:
         samples.setdefault(("engine random playout moves", "random", "", "", 1), []).append(
             float(np.sum(played)) / elapsed
         )
-        for (policy, k, m, shrink), (call, parents, actions) in leaf_calls.items():
+        for (policy, k, m, shrink, loop), (call, parents, actions) in leaf_calls.items():
             name = "leaf batch" if len(shrinks) == 1 else f"leaf batch, shrink {shrink}"
+            if len(loops) > 1 and policy in ("light", "heavy"):
+                name += ", C loop" if loop == "c" else ", XLA loop"
             t = time.perf_counter()
             jax.block_until_ready(call(parents, actions, key, repeat))
             samples.setdefault((name, policy, k, m, 1), []).append(k * m / (time.perf_counter() - t))

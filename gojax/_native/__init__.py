@@ -67,7 +67,7 @@ KATAGO_TABLES = ("ladderable", "ladder_moves", "liberties", "not_suicide")
 # The marks of benson_tables, per colour (as gojax.features._benson._Marks).
 BENSON_MARKS = ("alive", "small", "safe_big", "unsafe_big")
 MAX_SIZE = 25  # the kernels' largest board: gojax.GoConfig's too
-ABI = 5  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
+ABI = 6  # kernels.h's GOJAX_KERNELS_ABI: the functions and FFI targets this package uses
 # The XLA FFI handlers of ffi.c, registered under their function's name for the CPU platform.
 TARGETS = (
     "gojax_ffi_alphago_planes",
@@ -77,6 +77,7 @@ TARGETS = (
     "gojax_ffi_ladder_reads",
     "gojax_ffi_step",
     "gojax_ffi_legal_mask",
+    "gojax_ffi_playouts",
 )
 
 _U32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")

@@ -711,3 +711,72 @@ XLA_FFI_Error *gojax_ffi_legal_mask(XLA_FFI_CallFrame *frame) {
   job.out = out->data;
   return parallel(frame, legal_range, &job, batch.games, 16);
 }
+
+/* ------------------------------------------------------------------ the playouts */
+
+static void playouts_range(const void *job, int64_t begin, int64_t end) { gojax_playouts(job, begin, end); }
+
+/* The array attribute `name` of `dtype` in *out: 1, or 0 when the call has none. */
+static int array_attribute(const XLA_FFI_CallFrame *frame, const char *name, XLA_FFI_DataType dtype,
+                           const XLA_FFI_Array **out) {
+  size_t length = strlen(name);
+  for (int64_t i = 0; i < frame->attrs.size; i++) {
+    const XLA_FFI_ByteSpan *key = frame->attrs.names[i];
+    if (key->len != length || memcmp(key->ptr, name, length) != 0) continue;
+    if (frame->attrs.types[i] != XLA_FFI_AttrType_ARRAY) return 0;
+    *out = (const XLA_FFI_Array *)frame->attrs.attrs[i];
+    return (*out)->dtype == dtype;
+  }
+  return 0;
+}
+
+/* Playouts: (stones u32[..., 2, W], turn, ko_point, passes, last, limits s32[...], draws
+ * u32[..., T]) -> (owner s8[..., P], first u32[..., 2, W], final stones u32[..., 2, W]); attributes heavy (0 the light policy,
+ * 1 the heavy one) and patterns (u32[2048], the 3x3 pattern table). */
+XLA_FFI_Error *gojax_ffi_playouts(XLA_FFI_CallFrame *frame) {
+  static const char target[] = "gojax_ffi_playouts";
+  static const char *const scalars[5] = {"turn", "ko_point", "passes", "last", "limits"};
+  XLA_FFI_Error *error;
+  if (answered_with(frame, target, 7, 7, 3, &error)) return error;
+  const XLA_FFI_Buffer *owner = frame->rets.rets[0], *first = frame->rets.rets[1], *final = frame->rets.rets[2];
+  Batch batch;
+  GojaxPlayouts job = {0};
+  int64_t heavy;
+  const XLA_FFI_Array *patterns;
+  if (owner->dtype != XLA_FFI_DataType_S8 || !batch_of(owner, 1, &batch) ||
+      !(job.size = board_size(owner->dims[batch.rank])))
+    return bad_shape(frame, target, "the owner result", "int8[..., N * N] with N in 2..25");
+  if (!attribute(frame, "heavy", &heavy))
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an integer attribute heavy");
+  if (!array_attribute(frame, "patterns", XLA_FFI_DataType_U32, &patterns) || patterns->size != 2048)
+    return fail(frame, XLA_FFI_Error_Code_INVALID_ARGUMENT, target, "needs an attribute patterns uint32[2048]");
+  job.heavy = heavy != 0;
+  job.patterns = patterns->data;
+  const XLA_FFI_Buffer *stones = arg(frame, 0);
+  const int64_t two[2] = {2, (job.size * job.size + 31) / 32};
+  if (!shaped(stones, XLA_FFI_DataType_U32, &batch, 0, 2, two))
+    return bad_shape(frame, target, "stones", "uint32[..., 2, W], W = ceil(N * N / 32)");
+  if (!shaped(first, XLA_FFI_DataType_U32, &batch, 0, 2, two))
+    return bad_shape(frame, target, "the first result", "uint32[..., 2, W]");
+  if (!shaped(final, XLA_FFI_DataType_U32, &batch, 0, 2, two))
+    return bad_shape(frame, target, "the final result", "uint32[..., 2, W]");
+  job.words = (int32_t)two[1];
+  job.stones = stones->data;
+  const int32_t **fields[5] = {&job.turn, &job.ko_point, &job.passes, &job.last, &job.limits};
+  for (int k = 0; k < 5; k++) {
+    if (!shaped(arg(frame, 1 + k), XLA_FFI_DataType_S32, &batch, 0, 0, NULL))
+      return bad_shape(frame, target, scalars[k], "int32[...]");
+    *fields[k] = arg(frame, 1 + k)->data;
+  }
+  const XLA_FFI_Buffer *draws = arg(frame, 6);
+  const int64_t any_length[1] = {-1};
+  if (!shaped(draws, XLA_FFI_DataType_U32, &batch, 0, 1, any_length) || draws->dims[batch.rank] < 1 ||
+      draws->dims[batch.rank] > (1 << 30))
+    return bad_shape(frame, target, "draws", "uint32[..., T] with T >= 1");
+  job.max_moves = (int32_t)draws->dims[batch.rank];
+  job.draws = draws->data;
+  job.owner = owner->data;
+  job.first = first->data;
+  job.final = final->data;
+  return parallel(frame, playouts_range, &job, batch.games, 2);
+}

@@ -11,7 +11,7 @@
 
 /* The version of the exported functions: gojax/_native/__init__.py's ABI, which loads only a
  * library built with the same. Raise both when an exported signature or FFI target changes. */
-#define GOJAX_KERNELS_ABI 5
+#define GOJAX_KERNELS_ABI 6
 
 #define MAX_SIZE 25
 
@@ -108,5 +108,21 @@ void gojax_legal_many(const GojaxRules *rules, const GojaxGame *games, int32_t s
 /* The Zobrist keys of an N x N board (gojax._core.zobrist): points uint32[2, P, 2], side
  * uint32[2, 2]. */
 void gojax_zobrist_tables(int32_t size, uint32_t *points, uint32_t *side);
+
+/* ------------------------------------------------------------------ the playouts (playouts.c) */
+
+/* A batch of playouts (gojax.playouts' light kernel): per playout its start (stones uint32[2, W],
+ * turn, ko point, consecutive passes, last move's point, -1 or P for none), its move limit and
+ * its random draws uint32[max_moves]; the heavy policy's 3x3 pattern table (bit c of word c / 32
+ * for the neighbourhood code c). Out per playout: the final owner int8[P], the points each
+ * colour played first uint32[2, W] and the final stones uint32[2, W]. */
+typedef struct {
+  int32_t size, words, heavy, max_moves;
+  const uint32_t *stones, *draws, *patterns;
+  const int32_t *turn, *ko_point, *passes, *last, *limits;
+  int8_t *owner;
+  uint32_t *first, *final;
+} GojaxPlayouts;
+void gojax_playouts(const GojaxPlayouts *job, int64_t begin, int64_t end);
 
 #endif /* GOJAX_KERNELS_H_ */

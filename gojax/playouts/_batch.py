@@ -49,13 +49,15 @@ import jax.numpy as jnp
 
 from gojax._core import bitboard as bb
 from gojax._core import loops
+from gojax._core.native import on_cpu
 from gojax._core.rules import step
 from gojax._core.scoring import score
 from gojax._core.types import GoConfig, GoState
 from gojax.playouts._heavy import heavy_move
 from gojax.playouts._heuristic import heuristic_playout_policy
 from gojax.playouts._light import light_move, light_owner, light_state
-from gojax.playouts._light_loop import light_playouts
+from gojax.playouts._light_loop import light_playouts, playout_draws
+from gojax.playouts._native_loop import native_playouts
 from gojax.playouts._random import random_playout_policy
 
 __all__ = [
@@ -141,20 +143,36 @@ def _one_playout(config: GoConfig, policy_name: str, playout_moves: int, state: 
 
 
 def _light_playouts(config, policy_name, playout_moves, per_position, starts, keys, shrink):
-    """``(black_win [K M], by_colour float32[K, 2, M, P], owner [K M, P])`` on the light kernel."""
+    """``(black_win [K M], by_colour float32[K, 2, M, P], owner [K M, P])`` on the light kernel: in C
+    on the CPU (:mod:`gojax.playouts._native_loop`), else the XLA loop; the same playouts."""
     count = starts.move_number.shape[0]
-    lights = jax.vmap(lambda s: light_state(config, s))(starts)
-    lights = jax.tree.map(lambda x: jnp.repeat(x, per_position, axis=0), lights)
     room = jnp.int32(config.move_cap) - starts.move_number
     limits = jnp.where(starts.terminated | starts.truncated, 0, jnp.minimum(playout_moves, room))
     limits = jnp.repeat(limits.astype(jnp.int32), per_position)
-    choose = heavy_move if policy_name == "heavy" else light_move
-    black_win, first_bits, owner, _ = light_playouts(
-        config, limits, playout_moves, lights, keys, 2, choose, shrink
-    )
+
+    def xla():
+        lights = jax.vmap(lambda s: light_state(config, s))(starts)
+        lights = jax.tree.map(lambda x: jnp.repeat(x, per_position, axis=0), lights)
+        choose = heavy_move if policy_name == "heavy" else light_move
+        _, first_bits, owner, _ = light_playouts(
+            config, limits, playout_moves, lights, keys, 2, choose, shrink
+        )
+        return first_bits, owner.astype(jnp.int8)
+
+    def native():
+        repeated = jax.tree.map(lambda x: jnp.repeat(x, per_position, axis=0), starts)
+        owner, first_bits, _ = native_playouts(
+            config, policy_name, repeated, limits, playout_draws(keys, playout_moves)
+        )
+        return first_bits, owner
+
+    first_bits, owner = on_cpu(native, xla)
+    owner = owner.astype(jnp.float32)
+    margin = jnp.sum(owner, axis=-1) - jnp.float32(config.komi)
+    black_win = jnp.where(margin > 0, 1.0, jnp.where(margin < 0, 0.0, 0.5)).astype(jnp.float32)
     played = bb.to_points(first_bits, config.size)  # [K * M, 2, P]
     played = played.reshape(count, per_position, 2, config.num_points)
-    return black_win, jnp.moveaxis(played, 1, 2).astype(jnp.float32), owner.astype(jnp.float32)
+    return black_win, jnp.moveaxis(played, 1, 2).astype(jnp.float32), owner
 
 
 def _step_playouts(config, policy_name, playout_moves, per_position, starts, keys):

@@ -49,7 +49,12 @@ from gojax.playouts._light import (
     light_owner,
 )
 
-__all__ = ["light_playouts", "stage_widths"]
+__all__ = ["light_playouts", "playout_draws", "stage_widths"]
+
+
+def playout_draws(keys: jax.Array, max_moves: int) -> jax.Array:
+    """``uint32[B, max_moves]``: the random draw of each move of each playout, from its key ``keys[b]``."""
+    return jax.vmap(lambda key: jax.random.bits(key, (max_moves,), jnp.uint32))(keys)
 
 
 def stage_widths(batch: int, shrink: int, narrowest: int) -> tuple[int, ...]:
@@ -142,7 +147,7 @@ def light_playouts(
       final owner of each point (+1 black, -1 white); the final states.
     """
     size, points = config.size, config.num_points
-    draws = jax.vmap(lambda key: jax.random.bits(key, (max_moves,), jnp.uint32))(keys)
+    draws = playout_draws(keys, max_moves)
     count = draws.shape[0]
     blank = jax.vmap(lambda g: _prepare(size, g, jnp.int32(points)))(lights)
     first = tuple(jnp.zeros((count, 2), jnp.uint32) for _ in lights.stones)

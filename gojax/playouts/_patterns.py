@@ -24,7 +24,7 @@ import numpy as np
 from gojax._core.bitboard import Words
 from gojax._core.bitboard import WordTuples as w
 
-__all__ = ["PATTERNS", "pattern_points"]
+__all__ = ["PATTERNS", "pattern_points", "pattern_table"]
 
 PATTERNS = (
     ("XOX", "...", "???"),  # hane: enclosing
@@ -112,3 +112,28 @@ def _trie() -> dict:
             node = node.setdefault(cell, {})
         node[None] = {}
     return root
+
+
+_CELLS = tuple((rows, cols) for rows in (-1, 0, 1) for cols in (-1, 0, 1) if (rows, cols) != (0, 0))
+_ALLOWED = {"X": (1,), "O": (2,), ".": (0,), "x": (0, 2, 3), "o": (0, 1, 3), "#": (3,)}
+
+
+@functools.cache
+def pattern_table() -> np.ndarray:
+    """``uint32[2048]``: :func:`pattern_points` as a table of 3x3 neighbourhoods, for the C playouts.
+
+    A neighbourhood's code has cell ``k`` of :data:`_CELLS` (the offsets row by
+    row, the centre skipped) in bits ``2k, 2k + 1``: 0 empty, 1 black, 2 white,
+    3 off the board. Bit ``code % 32`` of word ``code // 32`` is set where a
+    variant of :data:`PATTERNS` matches around an empty centre.
+    """
+    codes = np.arange(1 << 16)
+    cells = (codes[:, None] >> (2 * np.arange(8))) & 3  # [65536, 8]
+    found = np.zeros(codes.shape, bool)
+    for variant in _variants():
+        match = np.ones(codes.shape, bool)
+        for rows, cols, char in variant:
+            match &= np.isin(cells[:, _CELLS.index((rows, cols))], _ALLOWED[char])
+        found |= match
+    bits = np.packbits(found, bitorder="little")  # bit i of byte j: code 8j + i
+    return bits.view("<u4").astype(np.uint32)
