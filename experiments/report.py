@@ -251,8 +251,8 @@ def alphabeta(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def playout_rate_9x9(rows: list[dict[str, str]]) -> str:
-    """The tree search's playouts per second from the empty 9x9 board, one column per run of
+def playout_rate(rows: list[dict[str, str]]) -> str:
+    """The tree search's playouts per second from the empty board, one column per run of
     ``experiments/playout_rate.py`` (K leaves a batch, M playouts a leaf, D devices)."""
     runs = list(dict.fromkeys((r["date"], r["command"], r["host_devices"]) for r in rows))
     keys = list(dict.fromkeys((r["row"], r["K"], r["M"], r["D"]) for r in rows))
@@ -836,7 +836,8 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "mutation": mutation,
     "native_vs_xla": native_vs_xla,
     "pgx_example": pgx_example,
-    "playout_rate_9x9": playout_rate_9x9,
+    "playout_rate_9x9": playout_rate,
+    "playout_rate_19x19": playout_rate,
     "scaling_model": scaling_model,
     "strength_19x19": strength_19x19,
     "strength_9x9": strength_9x9,

@@ -88,6 +88,7 @@ FIGURES = {
     "native_vs_xla": "boards_per_s",
     "pgx_example": "equal",
     "playout_rate_9x9": "rate",
+    "playout_rate_19x19": "rate",
     "scaling_model": "positions_per_s",
     "strength_19x19": "games",
     "strength_9x9": "games",

@@ -26,6 +26,15 @@
 #define MAX_POINTS (MAX_SIZE * MAX_SIZE)
 #define INLINE static inline __attribute__((always_inline))
 
+/* The batch loops are compiled for x86-64-v3 (AVX2, BMI, POPCNT) and v2 (POPCNT) too, picked when
+ * the library loads (GCC's function multi-versioning, on Linux): without POPCNT every popcount of
+ * a bitboard word is a call into libgcc. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONES __attribute__((target_clones("arch=x86-64-v3", "arch=x86-64-v2", "default")))
+#else
+#define CLONES
+#endif
+
 typedef uint64_t Bits[MAX_WORDS];
 
 typedef struct {
@@ -109,10 +118,14 @@ INLINE int pick(const uint64_t *x, uint32_t draw, int points, int nw) {
   int rank = (int)floorf(uniform * (float)total);
   for (int i = 0; i < nw; i++) {
     int here = __builtin_popcountll(x[i]);
-    if (rank < here) {
+    if (rank < here) { /* halve the word until the bit is found */
       uint64_t word = x[i];
-      for (int k = 0; k < rank; k++) word &= word - 1;
-      return i * 64 + __builtin_ctzll(word);
+      int at = i * 64;
+      for (int width = 32; width; width >>= 1) {
+        int low = __builtin_popcountll(word & ((1ull << width) - 1));
+        if (rank >= low) rank -= low, word >>= width, at += width;
+      }
+      return at;
     }
     rank -= here;
   }
@@ -445,13 +458,13 @@ INLINE void playouts(const Geometry *g, const GojaxPlayouts *job, Playout *s, in
   }
 }
 
-static void playouts_2(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
+CLONES static void playouts_2(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
   playouts(g, job, s, begin, end, 2);
 }
-static void playouts_6(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
+CLONES static void playouts_6(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
   playouts(g, job, s, begin, end, 6);
 }
-static void playouts_10(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
+CLONES static void playouts_10(const Geometry *g, const GojaxPlayouts *job, Playout *s, int64_t begin, int64_t end) {
   playouts(g, job, s, begin, end, 10);
 }
 

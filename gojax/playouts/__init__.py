@@ -20,7 +20,8 @@ here: the mctx players' rollouts (:func:`rollout`), pure Monte-Carlo
 * :func:`run_playouts` - ``M`` playouts from each of ``K`` positions in one
   call, reduced to wins, AMAF counts and ownership, on the bitboard-only
   light kernel (``"light"``, ``"heavy"``: MoGo's priorities and 3x3
-  patterns) or on ``gojax.step`` (``"random"``, ``"heuristic"``);
+  patterns; on the CPU its loop runs in C, ``gojax/_native/playouts.c``,
+  the same playouts) or on ``gojax.step`` (``"random"``, ``"heuristic"``);
   :data:`POLICY_NAMES`, :func:`playout_config`, :func:`ownership`;
   :func:`playout_wins`, one light-kernel playout per position with its own
   key, batched across ``vmap`` levels (a search's evaluator).
