@@ -767,6 +767,14 @@ def test_the_tree_search_playout_policy_from_the_command_line():
     assert player.search == TreeSearchSettings(playouts_per_leaf=16, leaves_per_batch=64, prior_visits=40.0)
     with pytest.raises(ValueError, match="prior_visits"):
         engine_arguments(build_parser().parse_args(["--prior-visits", "-1"]))
+    _, player, _ = engine_arguments(
+        build_parser().parse_args(["--opening-prior", "1", "--prior-visits", "1000"])
+    )
+    assert player.search == TreeSearchSettings(opening_prior=True, prior_visits=1000.0)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--opening-prior", "yes"])
+    with pytest.raises(TypeError, match=r"TreeSearchSettings.opening_prior must be a bool, got 1"):
+        TreeSearchSettings(opening_prior=1)
     with pytest.raises(ValueError, match="--playouts-per-leaf: for --player mcts, not 'uct'"):
         engine_arguments(build_parser().parse_args(["--player", "uct", "--playouts-per-leaf", "4"]))
 

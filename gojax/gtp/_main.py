@@ -138,6 +138,14 @@ def _add_tree_search(player: argparse._ArgumentGroup) -> None:
         "or 50 with --checkpoint)",
     )
     player.add_argument(
+        "--opening-prior",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="mcts: 1 adds the prior's open-area and last-move rules on boards of 13x13 and more "
+        "(gojax.search.TreeSearchSettings.opening_prior; they steer with --prior-visits in the hundreds)",
+    )
+    player.add_argument(
         "--policy-weight",
         type=float,
         default=None,
@@ -285,13 +293,14 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
         search = _az_search(args)
     elif args.gumbel_scale is not None or args.considered_actions is not None:
         raise ValueError(f"--gumbel-scale, --considered-actions: for --player az, not {args.player!r}")
-    tree_flags = {
+    tree_flags: dict[str, Any] = {
         name: value
         for name, value in (
             ("playout_policy", args.playout_policy),
             ("playouts_per_leaf", args.playouts_per_leaf),
             ("leaves_per_batch", args.leaves_per_batch),
             ("prior_visits", args.prior_visits),
+            ("opening_prior", None if args.opening_prior is None else bool(args.opening_prior)),
             ("policy_weight", args.policy_weight),
             ("value_weight", args.value_weight),
         )

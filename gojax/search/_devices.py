@@ -85,6 +85,8 @@ def evaluate_on_devices(
     key: jax.Array,
     index: jax.typing.ArrayLike = 0,
     komi: jax.typing.ArrayLike | None = None,
+    *,
+    opening: bool = False,
 ) -> LeafResults:
     """``evaluate_leaves`` with the ``K`` leaves split over the first ``D`` local devices.
 
@@ -98,6 +100,7 @@ def evaluate_on_devices(
       key: PRNG key, the same for every device (each folds in its index).
       index: ``int[]``, the batch number.
       komi: ``float32[]`` komi as data (``None``: the config's).
+      opening: the prior's opening rules, as for ``evaluate_leaves``.
 
     Returns:
       :class:`~gojax.search._leaves.LeafResults` of the ``K`` leaves, in
@@ -111,7 +114,9 @@ def evaluate_on_devices(
     def share(parents, actions, key, index, komi):
         key = jax.random.fold_in(key, jax.lax.axis_index(AXIS))
         sizes = (playout_moves, playouts_per_leaf)
-        return evaluate_leaves(config, policy_name, *sizes, parents, actions, key, index, komi)
+        return evaluate_leaves(
+            config, policy_name, *sizes, parents, actions, key, index, komi, opening=opening
+        )
 
     # No collectives: each device's loops carry its own values.
     run = jax.shard_map(share, mesh=mesh, in_specs=(split, split, whole, whole, whole), out_specs=split)

@@ -67,6 +67,7 @@ def evaluate_leaves(
     komi: jax.typing.ArrayLike | None = None,
     *,
     shrink: int = 4,
+    opening: bool = False,
 ) -> LeafResults:
     """Expands ``K`` leaves and runs ``playouts_per_leaf`` playouts from each (see the module docstring).
 
@@ -83,6 +84,7 @@ def evaluate_leaves(
       komi: ``float32[]`` komi as data, replacing ``config.komi`` (``None``:
         the config's); a compiled search then serves every komi.
       shrink: how the light kernel's loop narrows its tail: speed only.
+      opening: the prior's opening rules (:func:`gojax.search._prior.point_priors`; static).
 
     Returns:
       :class:`LeafResults`.
@@ -105,5 +107,5 @@ def evaluate_leaves(
         first=stats.first,
         first_wins=stats.first_wins,
         ownership=stats.ownership,
-        priors=jax.vmap(lambda s: point_priors(config, s))(children),
+        priors=jax.vmap(lambda s: point_priors(config, s, opening))(children),
     )

@@ -127,12 +127,15 @@ class TreeSearch:
         """``D``: the local devices each batch's leaves are split over."""
         # Compiled for the komi-free rules, komi an argument: one compile serves every komi (set_komi).
         base = compiled.rules_config(config)
+        opening = {"opening": True} if settings.opening_prior else {}  # the default's compiled call as before
         if self.devices == 1:
-            self._evaluate = compiled.jitted(evaluate_leaves, base, policy, moves, per_leaf)
+            self._evaluate = compiled.jitted(evaluate_leaves, base, policy, moves, per_leaf, **opening)
         else:
-            self._evaluate = compiled.jitted(evaluate_on_devices, base, policy, moves, per_leaf, self.devices)
+            self._evaluate = compiled.jitted(
+                evaluate_on_devices, base, policy, moves, per_leaf, self.devices, **opening
+            )
         self._legal = compiled.rules(config).legal
-        self._priors = compiled.jitted(point_priors, base)
+        self._priors = compiled.jitted(point_priors, base, **opening)
         # A host tool compiles what it runs; one compiled guide per search (it closes over its network).
         self._guide = None
         if guide is not None:

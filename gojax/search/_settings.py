@@ -58,6 +58,12 @@ class TreeSearchSettings:
       heuristic_prior: whether the prior win rate of a point comes from the
         rules of thumb of :mod:`gojax.search._prior` (captures, escapes,
         self-ataris, own eyes, the first line) rather than 1/2.
+      opening_prior: on boards of :data:`gojax.search._prior.OPENING_SIZE`
+        and more, also the prior's open-area rules (the third and fourth
+        lines before the first two where no stone is near) and its last-move
+        rule. Off by default; they steer the search only with a heavy prior
+        (``prior_visits`` in the hundreds), since the prior's samples are
+        AMAF samples and the playouts give thousands.
       virtual_loss: losses added to each node of a path while its playouts
         are pending (keeps the leaves of one batch apart).
       max_nodes: nodes the tree may hold; when full, leaves are evaluated
@@ -82,6 +88,7 @@ class TreeSearchSettings:
     prior_visits: float | None = None
     pass_prior: float = 0.1
     heuristic_prior: bool = True
+    opening_prior: bool = False
     virtual_loss: int = 1
     max_nodes: int = 200_000
     time_margin: float = 0.05
@@ -112,10 +119,9 @@ class TreeSearchSettings:
         if self.prior_visits is not None:
             number("prior_visits", 0.0)
         number("pass_prior", 0.0, 1.0)
-        if not isinstance(self.heuristic_prior, bool):
-            raise TypeError(
-                f"TreeSearchSettings.heuristic_prior must be a bool, got {self.heuristic_prior!r}"
-            )
+        for flag in ("heuristic_prior", "opening_prior"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"TreeSearchSettings.{flag} must be a bool, got {getattr(self, flag)!r}")
         integer("virtual_loss", 0, 1000)
         integer("max_nodes", 2, 100_000_000)
         number("time_margin", 0.0, 0.9)
