@@ -180,8 +180,8 @@ def test_malformed_buffers_are_refused_with_an_error_naming_the_target():
 
 
 def test_start_values_off_the_board_are_read_as_none():
-    """Inside jit nothing can raise: a ko point or last move off the board is none, a limit of 0
-    or less scores the start as it stands."""
+    """Inside jit nothing can raise: a ko point or last move off the board is none, a turn other
+    than 0 is white's, a limit of 0 or less scores the start as it stands."""
     config = gojax.GoConfig(size=5)
     start = _start(config, 8, seed=2)
     starts = jax.tree.map(lambda x: jnp.stack([x, x]), start)
@@ -190,6 +190,13 @@ def test_start_values_off_the_board_are_read_as_none():
     draws = _light_loop.playout_draws(jax.random.split(jax.random.key(1), 2), 60)
     run = jax.jit(functools.partial(_native_loop.native_playouts, config, "heavy"))
     for got, want in zip(run(odd, jnp.full(2, 60), draws), run(plain, jnp.full(2, 60), draws), strict=True):
+        np.testing.assert_array_equal(got, want)
+    white = starts.replace(turn=jnp.ones(2, jnp.int8))
+    for got, want in zip(
+        run(white.replace(turn=jnp.array([7, -2], jnp.int8)), jnp.full(2, 60), draws),
+        run(white, jnp.full(2, 60), draws),
+        strict=True,
+    ):
         np.testing.assert_array_equal(got, want)
     owner, first, final = run(starts, jnp.array([0, -5], jnp.int32), draws)
     np.testing.assert_array_equal(final, np.stack([start.stones] * 2))

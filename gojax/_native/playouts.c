@@ -437,7 +437,7 @@ INLINE void playouts(const Geometry *g, const GojaxPlayouts *job, Playout *s, in
   const int words = job->words, points = g->points;
   for (int64_t b = begin; b < end; b++) {
     setup(g, s, job->stones + b * 2 * words, words, nw);
-    s->turn = job->turn[b];
+    s->turn = job->turn[b] != 0; /* any other turn than 0 (black) reads as white */
     s->ko = job->ko_point[b] >= 0 && job->ko_point[b] < points ? job->ko_point[b] : -1;
     s->passes = job->passes[b];
     s->last = job->last[b] >= 0 && job->last[b] < points ? job->last[b] : -1;
