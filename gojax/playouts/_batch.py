@@ -20,7 +20,9 @@ last move's captures and atari escapes, 3x3 patterns next to it, any capture
 or escape, no self-atari) on the same kernel (:mod:`gojax.playouts._heavy`);
 ``"random"``, the light policy (:data:`random_playout_policy`) on
 ``gojax.step``; or ``"heuristic"`` (:data:`heuristic_playout_policy`:
-capture, escape atari, avoid self-atari) on ``gojax.step``.
+capture, escape atari, avoid self-atari) on ``gojax.step``. On the CPU the
+light kernel's playouts run in C (:mod:`gojax.playouts._native_loop`): the
+XLA loop's moves for the same random draws.
 
 The statistics, summed over the ``M`` playouts of each position: black's
 wins (a draw counts 1/2), for each colour and point how many playouts that
