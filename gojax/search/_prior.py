@@ -67,7 +67,7 @@ OPENING_SIZE = 13
 
 def _lines(size: int) -> tuple[np.ndarray, np.ndarray]:
     """``bool[P]`` first-line points and corners."""
-    rows, cols = np.divmod(np.arange(size * size), size)
+    _, rows, cols = _geometry(size)
     row_edge = (rows == 0) | (rows == size - 1)
     col_edge = (cols == 0) | (cols == size - 1)
     return row_edge | col_edge, row_edge & col_edge
