@@ -41,7 +41,11 @@ typedef struct {
   int size, points;
   Bits board, left, right, inner; /* left: a point with a left neighbour; right: with a right one */
   int16_t next[MAX_POINTS][4];    /* orthogonal neighbours, -1 off the board */
+  int16_t ring[MAX_POINTS][8];    /* the 3x3 neighbourhood's cells row by row (centre skipped), OFF off the board */
+  Bits square[MAX_POINTS];        /* the point and its 3x3 neighbourhood on the board */
 } Geometry;
+
+#define OFF MAX_POINTS /* the cell of Playout.colour that reads as off the board */
 
 /* One playout: the stones, the chains in atari, and per point its chain's representative, per
  * representative its chain's stones and liberties. */
@@ -49,7 +53,7 @@ typedef struct {
   Bits stones[2], atari[2], first[2];
   Bits chain_stones[MAX_POINTS], chain_liberties[MAX_POINTS];
   int16_t chain[MAX_POINTS];
-  int8_t colour[MAX_POINTS]; /* 0 empty, 1 black, 2 white */
+  int8_t colour[MAX_POINTS + 1]; /* 0 empty, 1 black, 2 white; 3 at OFF */
   int turn, ko, passes, moves, last;
 } Playout;
 
@@ -97,6 +101,10 @@ INLINE void shift(const Geometry *g, uint64_t *out, const uint64_t *x, int rows,
 
 /* The points orthogonally next to a point of x. */
 INLINE void neighbours(const Geometry *g, uint64_t *out, const uint64_t *x, int nw) {
+  if (!any(x, nw)) { /* often so for the chains in atari */
+    clear(out, nw);
+    return;
+  }
   uint64_t a[MAX_WORDS], b[MAX_WORDS], c[MAX_WORDS], d[MAX_WORDS];
   ahead(a, x, 1, nw);
   behind(b, x, 1, nw);
@@ -148,6 +156,13 @@ static void geometry(Geometry *g, int size) {
     g->next[p][1] = (int16_t)(c > 0 ? p - 1 : -1);
     g->next[p][2] = (int16_t)(r + 1 < size ? p + size : -1);
     g->next[p][3] = (int16_t)(r > 0 ? p - size : -1);
+    int k = 0;
+    for (int dr = -1; dr <= 1; dr++)
+      for (int dc = -1; dc <= 1; dc++) {
+        int rr = r + dr, cc = c + dc, inside = rr >= 0 && rr < size && cc >= 0 && cc < size;
+        if (inside) set_bit(g->square[p], rr * size + cc);
+        if (dr != 0 || dc != 0) g->ring[p][k++] = (int16_t)(inside ? rr * size + cc : OFF);
+      }
   }
 }
 
@@ -167,6 +182,7 @@ INLINE void setup(const Geometry *g, Playout *s, const uint32_t *stones, int wor
   clear(s->stones[0], nw), clear(s->stones[1], nw);
   clear(s->atari[0], nw), clear(s->atari[1], nw);
   clear(s->first[0], nw), clear(s->first[1], nw);
+  s->colour[OFF] = 3;
   for (int p = 0; p < g->points; p++) {
     int black = (stones[p >> 5] >> (p & 31)) & 1, white = (stones[words + (p >> 5)] >> (p & 31)) & 1;
     s->colour[p] = (int8_t)(black ? 1 : white ? 2 : 0);
@@ -301,14 +317,9 @@ INLINE void play(const Geometry *g, Playout *s, int point, int nw) {
 /* The 3x3 neighbourhood code of `point`: cell k (the offsets row by row, the centre skipped) in
  * bits 2k, 2k + 1 as 0 empty, 1 black, 2 white, 3 off the board. */
 INLINE int neighbourhood(const Geometry *g, const Playout *s, int point) {
-  int r = point / g->size, c = point % g->size, code = 0, k = 0;
-  for (int dr = -1; dr <= 1; dr++)
-    for (int dc = -1; dc <= 1; dc++) {
-      if (dr == 0 && dc == 0) continue;
-      int rr = r + dr, cc = c + dc;
-      int cell = (rr < 0 || rr >= g->size || cc < 0 || cc >= g->size) ? 3 : s->colour[rr * g->size + cc];
-      code |= cell << (2 * k++);
-    }
+  const int16_t *ring = g->ring[point];
+  int code = 0;
+  for (int k = 0; k < 8; k++) code |= s->colour[ring[k]] << (2 * k);
   return code;
 }
 
@@ -380,16 +391,8 @@ INLINE int choose(const Geometry *g, const Playout *s, uint32_t draw, int heavy,
   }
   if (s->last >= 0) {
     /* The last move's 3x3 neighbourhood, the chains in atari two steps from it, their liberties. */
-    uint64_t near[MAX_WORDS], threatened[MAX_WORDS], takeable[MAX_WORDS];
-    clear(t, nw);
-    set_bit(t, s->last);
-    uint64_t row[MAX_WORDS], a[MAX_WORDS], b[MAX_WORDS];
-    shift(g, a, t, 0, 1, nw);
-    shift(g, b, t, 0, -1, nw);
-    for (int i = 0; i < nw; i++) row[i] = t[i] | a[i] | b[i];
-    shift(g, a, row, 1, 0, nw);
-    shift(g, b, row, -1, 0, nw);
-    for (int i = 0; i < nw; i++) near[i] = row[i] | a[i] | b[i];
+    uint64_t threatened[MAX_WORDS], takeable[MAX_WORDS];
+    const uint64_t *near = g->square[s->last];
     reach(g, near, own_atari, threatened, nw);
     reach(g, near, opponent_atari, takeable, nw);
     for (int i = 0; i < nw; i++) tier[i] = (captures[i] & takeable[i]) | (escapes[i] & threatened[i]);
