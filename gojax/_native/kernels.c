@@ -673,16 +673,22 @@ void gojax_alphago_planes(int64_t begin, int64_t end, int32_t size, int32_t word
     const uint8_t *ok = legal + game * points;
     uint8_t *o = out + game * points * channels;
     memset(o, 0, (size_t)points * (size_t)channels);
+    /* Turns since: plane k the stones standing for k + 1 boards and not k + 2 (the last plane 8
+     * or more): each stone in one plane, so only the stones are visited. */
+    for (int k = 0; k < 8; k++)
+      for (int w = 0; w < words; w++) {
+        uint32_t bits = old[k * words + w] & (k < 7 ? ~old[(k + 1) * words + w] : ~0u);
+        for (; bits; bits &= bits - 1) {
+          int p = w * 32 + __builtin_ctz(bits);
+          if (p < points) o[p * channels + 4 + k] = 1;
+        }
+      }
     for (int p = 0; p < points; p++, o += channels) {
-      int cell = g.cell_of[p], w = p >> 5;
-      uint32_t bit = 1u << (p & 31);
-      int8_t v = mine.b[cell];
+      int8_t v = mine.b[g.cell_of[p]];
       o[0] = v == MINE;
       o[1] = v == THEIRS;
       o[2] = v == EMPTY;
       o[3] = 1;
-      for (int k = 0; k < 7; k++) o[4 + k] = (old[k * words + w] & ~old[(k + 1) * words + w] & bit) != 0;
-      o[11] = (old[7 * words + w] & bit) != 0;
       one_hot(o + 12, tables[T_LIBERTIES * points + p], ONE_HOT);
       if (ok[p]) {
         one_hot(o + 20, tables[T_CAPTURE * points + p], ONE_HOT);
