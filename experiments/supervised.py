@@ -20,7 +20,13 @@ Writes ``curve.csv`` (held-out metrics every ``--eval-every`` steps),
 (default ``experiments/results/supervised``). The dataset is cached in the
 system's temporary folder (``--cache`` to change).
 
-Usage: ``python experiments/supervised.py [--minutes 7] [--blocks 2 --channels 32] [--board-size 19]``.
+With ``--save DIR`` the trained network is written as a checkpoint
+(:func:`gojax.alphazero.save_checkpoint`, the ``basic`` observation), which
+``gojax-gtp --checkpoint DIR`` takes as the tree search's guide on that board
+size, or plays with ``--player policy`` or ``az``.
+
+Usage: ``python experiments/supervised.py [--minutes 7] [--blocks 2 --channels 32] [--board-size 19]
+[--save DIR]``.
 The default run trains for ``--minutes`` of wall time (then stops at the next
 evaluation) and fits in about 10 minutes on a 2-core CPU.
 """
@@ -169,7 +175,10 @@ def main() -> None:
     parser.add_argument("--no-augment", action="store_true", help="no random symmetries in training")
     parser.add_argument("--cache", type=Path, default=None, help="dataset .npz (default: in the temp folder)")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "supervised")
+    parser.add_argument("--save", type=Path, default=None, help="write the trained network here (checkpoint)")
     args = parser.parse_args()
+    if args.save is not None and not args.save.resolve().parent.is_dir():
+        parser.error(f"--save {args.save}: its parent directory does not exist")
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
 
@@ -283,6 +292,17 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(rows)
     plot(curve, rows, args.out / "learning_curve.png", data.board_size)
+    if args.save is not None:
+        meta = {"held_out_top1": final["heldout_accuracy"], "steps": step, "source": "supervised.py"}
+        az.save_checkpoint(
+            args.save,
+            az.merge(graphdef, variables),
+            config,
+            board_size=data.board_size,
+            observe_name=data.observe_name,
+            metadata=meta,
+        )
+        print(f"wrote the network to {args.save}")
     print(f"wrote {args.out / 'curve.csv'}, {args.out / 'summary.csv'}, {args.out / 'learning_curve.png'}")
     print(f"total {time.perf_counter() - started:.0f} s (dataset {build_s:.0f} s, training {train_s:.0f} s)")
 
