@@ -149,6 +149,7 @@ TIERS = {
         "test_selfplay_cli.py",
         "test_soak.py",
         "test_stress.py",
+        "test_supervised.py",
         "test_training.py",
         "test_training_distributed.py",
     },
