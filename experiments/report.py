@@ -706,6 +706,36 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def supervised(rows: list[dict[str, str]]) -> str:
+    """Supervised training on game records (``experiments/supervised.py --csv``): a line per run, the
+    held-out games' top-1 move accuracy beside its two baselines."""
+    lines = [
+        "| board | network (params) | training | steps (epochs) | train / held-out games (positions) "
+        "| held-out top-1 | uniform legal move | most common point | value MSE |",
+        "|---|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        size = r["board_size"]
+        games = (
+            f"{r['train_games']} ({int(r['train_positions']):,}) / "
+            f"{r['held_out_games']} ({int(r['held_out_positions']):,})"
+        )
+        lines.append(
+            f"| {size}x{size} | {r['network']} ({int(r['params']):,}) | {float(r['minutes']):g} min "
+            f"| {int(r['steps']):,} ({float(r['epochs']):.2f}) | {games} | **{_percent(r['top1'])}** "
+            f"| {_percent(r['uniform_top1'])} | {_percent(r['common_top1'])} | {float(r['value_mse']):.2f} |"
+        )
+    lines.append("")
+    lines.append(_sources(rows))
+    return "\n".join(lines) + "\n"
+
+
+def _percent(text: str) -> str:
+    """A fraction as a percentage with the digits it was written with (``0.119`` -> ``11.9%``)."""
+    digits = max(len(text.partition(".")[2]) - 2, 0)
+    return f"{100 * float(text):.{digits}f}%"
+
+
 def _latest_by_size(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
     """Board size -> the rows of the latest run of ``feature_speed.py`` on it (a run's rows follow
     one another, its ``step`` row first; a rerun of the same command is a new run)."""
@@ -842,6 +872,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "strength_19x19": strength_19x19,
     "strength_9x9": strength_9x9,
     "strength_gnugo_9x9": strength_gnugo_9x9,
+    "supervised": supervised,
     "test_tiers": test_tiers,
     "train_9x9_cpu": train_9x9_cpu,
     "training_ab": training_ab,

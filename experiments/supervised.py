@@ -26,7 +26,7 @@ With ``--save DIR`` the trained network is written as a checkpoint
 size, or plays with ``--player policy`` or ``az``.
 
 Usage: ``python experiments/supervised.py [--minutes 7] [--blocks 2 --channels 32] [--board-size 19]
-[--save DIR]``.
+[--save DIR] [--csv docs/results/supervised.csv]``.
 The default run trains for ``--minutes`` of wall time (then stops at the next
 evaluation) and fits in about 10 minutes on a 2-core CPU.
 """
@@ -35,22 +35,30 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import math
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import append_rows, provenance
+
 from gojax import alphazero as az
 from gojax import dataset as ds
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "sgf"
+OBSERVATION = "basic"
+"""The planes the network reads (what ``--save`` records for ``gojax-gtp --checkpoint``)."""
 
 
 def masked_logits(logits, legal):
@@ -157,7 +165,41 @@ def baselines(train: ds.MoveDataset, held: ds.MoveDataset, black_channel: int | 
     return rows
 
 
-def main() -> None:
+CSV_FIELDS = (
+    "board_size",
+    "network",
+    "params",
+    "observation",
+    "minutes",
+    "steps",
+    "epochs",
+    "train_games",
+    "train_positions",
+    "held_out_games",
+    "held_out_positions",
+    "top1",
+    "value_mse",
+    "uniform_top1",
+    "common_top1",
+)
+"""The figures of a ``--csv`` row, after its ``date``, ``machine`` and ``command``
+(``docs/results/supervised.csv``)."""
+
+
+@dataclasses.dataclass
+class Trained:
+    """A finished training run: the network, its held-out curve and its cost."""
+
+    graphdef: Any
+    variables: Any
+    config: az.NetworkConfig
+    params: int
+    curve: list[dict]
+    steps: int
+    seconds: float
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--board-size", type=int, default=None, help="default: the most common size")
@@ -176,18 +218,21 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="dataset .npz (default: in the temp folder)")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "supervised")
     parser.add_argument("--save", type=Path, default=None, help="write the trained network here (checkpoint)")
-    args = parser.parse_args()
+    parser.add_argument("--csv", type=Path, default=None, help="append the run's row to this CSV")
+    args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.save is not None and not args.save.resolve().parent.is_dir():
         parser.error(f"--save {args.save}: its parent directory does not exist")
-    args.out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    return args
 
-    observation = "basic"
+
+def load(args: argparse.Namespace) -> tuple[ds.MoveDataset, ds.MoveDataset, ds.MoveDataset]:
+    """The dataset of ``--data`` (cached) and its split by game: ``(data, train, held_out)``."""
+    started = time.perf_counter()
     size_tag = args.board_size or "auto"
     cache = args.cache or Path(tempfile.gettempdir()) / f"gojax-supervised-{size_tag}.npz"
-    data = ds.build_dataset(args.data, args.board_size, observation=observation, cache=cache)
-    build_s = time.perf_counter() - started
-    print(f"{data}  [{build_s:.1f} s, cache {cache}]")
+    data = ds.build_dataset(args.data, args.board_size, observation=OBSERVATION, cache=cache)
+    print(f"{data}  [{time.perf_counter() - started:.1f} s, cache {cache}]")
     for name, reason in data.skipped:
         if not reason.startswith("board "):
             print(f"  skipped {Path(name).name}: {reason}")
@@ -196,80 +241,106 @@ def main() -> None:
         f"train: {train.num_games} games, {len(train)} positions; "
         f"held-out: {held.num_games} games, {len(held)} positions"
     )
+    return data, train, held
 
-    config = az.NetworkConfig(blocks=args.blocks, channels=args.channels)
+
+def _curve_entry(step: int, seconds: float, epochs: float, recent: list, result: dict) -> dict:
+    mean = np.mean(recent, axis=0) if recent else np.full(3, np.nan)
+    return {
+        "step": step,
+        "seconds": seconds,
+        "epochs": epochs,
+        "train_policy_loss": float(mean[0]),
+        "train_value_mse": float(mean[1]),
+        "train_accuracy": float(mean[2]),
+        **{f"heldout_{k}": v for k, v in result.items()},
+    }
+
+
+def train_network(args: argparse.Namespace, data: ds.MoveDataset, train, held) -> Trained:
+    """Trains for ``--minutes`` (or ``--max-steps``), scoring the held-out games every ``--eval-every``
+    steps."""
     from flax import nnx
 
+    config = az.NetworkConfig(blocks=args.blocks, channels=args.channels)
     net = az.PolicyValueNet(config, data.board_size, data.num_channels, rngs=nnx.Rngs(args.seed))
     graphdef, variables = az.split(net)
     params = sum(x.size for x in jax.tree.leaves(variables["params"]))
     optimizer = optax.adamw(args.learning_rate, weight_decay=args.weight_decay)
     opt_state = optimizer.init(variables["params"])
     train_step = make_train_step(graphdef, optimizer, args.value_weight)
-
-    black_channel = az.BASIC_CHANNELS.black_to_move if data.observe_name == "basic" else None
-    rows = baselines(train, held, black_channel)
-    curve = []
-    budget = args.minutes * 60.0
-    train_started = time.perf_counter()
-    recent = []
-    step = 0
-    evaluate_every = max(1, args.eval_every)
     batches = ds.batches(
         train, args.batch_size, seed=args.seed, augment=not args.no_augment, epochs=None, drop_remainder=True
     )
     result = evaluate(graphdef, variables, held, 512)
-    curve.append(
-        {
-            "step": 0,
-            "seconds": 0.0,
-            "epochs": 0.0,
-            "train_policy_loss": float("nan"),
-            "train_accuracy": float("nan"),
-            **{f"heldout_{k}": v for k, v in result.items()},
-        }
-    )
+    curve = [_curve_entry(0, 0.0, 0.0, [], result)]
     print(f"step 0: held-out top-1 {result['accuracy']:.4f}, value MSE {result['value_mse']:.3f}")
+    started, recent, step = time.perf_counter(), [], 0
     for batch in batches:
-        variables, opt_state, (policy_loss, value_loss, accuracy) = train_step(variables, opt_state, batch)
-        recent.append((float(policy_loss), float(value_loss), float(accuracy)))
+        variables, opt_state, losses = train_step(variables, opt_state, batch)
+        recent.append(tuple(float(x) for x in losses))
         step += 1
-        elapsed = time.perf_counter() - train_started
-        if step % evaluate_every == 0 or step >= args.max_steps or elapsed > budget:
+        elapsed = time.perf_counter() - started
+        done = step >= args.max_steps or elapsed > args.minutes * 60.0
+        if step % max(1, args.eval_every) == 0 or done:
             result = evaluate(graphdef, variables, held, 512)
-            mean = np.mean(recent, axis=0)
-            recent = []
-            curve.append(
-                {
-                    "step": step,
-                    "seconds": time.perf_counter() - train_started,
-                    "epochs": step * args.batch_size / len(train),
-                    "train_policy_loss": float(mean[0]),
-                    "train_value_mse": float(mean[1]),
-                    "train_accuracy": float(mean[2]),
-                    **{f"heldout_{k}": v for k, v in result.items()},
-                }
+            entry = _curve_entry(
+                step, time.perf_counter() - started, step * args.batch_size / len(train), recent, result
             )
+            curve.append(entry)
+            recent = []
             print(
-                f"step {step} ({curve[-1]['epochs']:.2f} epochs, {curve[-1]['seconds']:.0f} s): "
-                f"train loss {mean[0]:.3f} top-1 {mean[2]:.3f} | held-out top-1 {result['accuracy']:.4f} "
-                f"loss {result['policy_loss']:.3f} value MSE {result['value_mse']:.3f}",
+                f"step {step} ({entry['epochs']:.2f} epochs, {entry['seconds']:.0f} s): "
+                f"train loss {entry['train_policy_loss']:.3f} top-1 {entry['train_accuracy']:.3f} | held-out "
+                f"top-1 {result['accuracy']:.4f} loss {result['policy_loss']:.3f} "
+                f"value MSE {result['value_mse']:.3f}",
                 flush=True,
             )
-            if step >= args.max_steps or elapsed > budget:
+            if done:
                 break
-    train_s = time.perf_counter() - train_started
-    final = curve[-1]
-    rows.insert(
-        0,
-        {
-            "method": f"PolicyValueNet {args.blocks}x{args.channels} ({params:,} params)",
-            "top1": final["heldout_accuracy"],
-            "value_mse": final["heldout_value_mse"],
-            "note": f"{step} steps x {args.batch_size}, {final['epochs']:.2f} epochs, {train_s:.0f} s",
-        },
-    )
+    return Trained(graphdef, variables, config, params, curve, step, time.perf_counter() - started)
 
+
+def summary_rows(args: argparse.Namespace, trained: Trained, train, held) -> list[dict]:
+    """The table's rows: the network, then the baselines (:func:`baselines`)."""
+    black_channel = az.BASIC_CHANNELS.black_to_move if OBSERVATION == "basic" else None
+    final = trained.curve[-1]
+    network = {
+        "method": f"PolicyValueNet {args.blocks}x{args.channels} ({trained.params:,} params)",
+        "top1": final["heldout_accuracy"],
+        "value_mse": final["heldout_value_mse"],
+        "note": f"{trained.steps} steps x {args.batch_size}, {final['epochs']:.2f} epochs, "
+        f"{trained.seconds:.0f} s",
+    }
+    return [network, *baselines(train, held, black_channel)]
+
+
+def csv_row(args: argparse.Namespace, data, train, held, trained: Trained, rows: list[dict]) -> dict:
+    """The run's ``--csv`` row (:data:`CSV_FIELDS`, after its provenance)."""
+    final = trained.curve[-1]
+    return {
+        **provenance("supervised.py", args.argv),
+        "board_size": data.board_size,
+        "network": f"{args.blocks}x{args.channels}",
+        "params": trained.params,
+        "observation": OBSERVATION,
+        "minutes": f"{trained.seconds / 60:.1f}",
+        "steps": trained.steps,
+        "epochs": f"{final['epochs']:.2f}",
+        "train_games": train.num_games,
+        "train_positions": len(train),
+        "held_out_games": held.num_games,
+        "held_out_positions": len(held),
+        "top1": f"{final['heldout_accuracy']:.4f}",
+        "value_mse": f"{final['heldout_value_mse']:.3f}",
+        "uniform_top1": f"{rows[1]['top1']:.4f}",
+        "common_top1": f"{rows[2]['top1']:.4f}",
+    }
+
+
+def write_outputs(args: argparse.Namespace, data, train, held, trained: Trained, rows: list[dict]) -> None:
+    """The table on stdout; ``curve.csv``, ``summary.csv`` and the plot under ``--out``; ``--save``;
+    ``--csv``."""
     print()
     print(
         f"{data.board_size}x{data.board_size}: {train.num_games} train games ({len(train):,} positions), "
@@ -281,7 +352,7 @@ def main() -> None:
         top1 = "-" if math.isnan(row["top1"]) else f"{row['top1'] * 100:.2f}%"
         mse = "-" if math.isnan(row["value_mse"]) else f"{row['value_mse']:.3f}"
         print(f"| {row['method']} | {top1} | {mse} | {row['note']} |")
-
+    curve = trained.curve
     with open(args.out / "curve.csv", "w", newline="") as handle:
         fields = sorted({key for entry in curve for key in entry}, key=lambda k: (k != "step", k))
         writer = csv.DictWriter(handle, fieldnames=fields)
@@ -293,18 +364,37 @@ def main() -> None:
         writer.writerows(rows)
     plot(curve, rows, args.out / "learning_curve.png", data.board_size)
     if args.save is not None:
-        meta = {"held_out_top1": final["heldout_accuracy"], "steps": step, "source": "supervised.py"}
+        meta = {
+            "held_out_top1": curve[-1]["heldout_accuracy"],
+            "steps": trained.steps,
+            "source": "supervised.py",
+        }
+        network = az.merge(trained.graphdef, trained.variables)
         az.save_checkpoint(
             args.save,
-            az.merge(graphdef, variables),
-            config,
+            network,
+            trained.config,
             board_size=data.board_size,
-            observe_name=data.observe_name,
+            observe_name=OBSERVATION,
             metadata=meta,
         )
         print(f"wrote the network to {args.save}")
+    if args.csv is not None:
+        row = csv_row(args, data, train, held, trained, rows)
+        append_rows(args.csv, [row], [*provenance("supervised.py"), *CSV_FIELDS])
+        print(f"appended the run's row to {args.csv}")
     print(f"wrote {args.out / 'curve.csv'}, {args.out / 'summary.csv'}, {args.out / 'learning_curve.png'}")
-    print(f"total {time.perf_counter() - started:.0f} s (dataset {build_s:.0f} s, training {train_s:.0f} s)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    data, train, held = load(args)
+    trained = train_network(args, data, train, held)
+    rows = summary_rows(args, trained, train, held)
+    write_outputs(args, data, train, held, trained, rows)
+    print(f"total {time.perf_counter() - started:.0f} s (training {trained.seconds:.0f} s)")
 
 
 def plot(curve, rows, path: Path, size: int) -> None:

@@ -94,6 +94,7 @@ FIGURES = {
     "strength_9x9": "games",
     "test_tiers": "seconds",
     "strength_gnugo_9x9": "games",
+    "supervised": "top1",
     "train_9x9_cpu": "minutes",
     "training_ab": "positions",
     "training_runs": "positions",

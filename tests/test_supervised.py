@@ -28,7 +28,16 @@ def test_save_writes_the_trained_network(tmp_path, monkeypatch):
     cache, out, save = tmp_path / "cache.npz", tmp_path / "out", tmp_path / "network"
     argv = ["supervised.py", "--data", str(data_dir), "--board-size", "9", "--blocks", "1", "--channels", "8"]
     argv += ["--batch-size", "16", "--max-steps", "12", "--eval-every", "6", "--held-out", "0.4"]
-    argv += ["--cache", str(cache), "--out", str(out), "--save", str(save)]
+    argv += [
+        "--cache",
+        str(cache),
+        "--out",
+        str(out),
+        "--save",
+        str(save),
+        "--csv",
+        str(tmp_path / "runs.csv"),
+    ]
     monkeypatch.setattr(sys, "argv", argv)
     supervised = experiment_module("supervised")
     supervised.main()
@@ -43,3 +52,13 @@ def test_save_writes_the_trained_network(tmp_path, monkeypatch):
     _, held = data.split(0.4, seed=0)
     graphdef, variables = az.split(net)
     assert supervised.evaluate(graphdef, variables, held, 512)["accuracy"] == pytest.approx(reported)
+
+    # --csv: one row with its provenance and the run's figures, the held-out split's own counts.
+    with open(tmp_path / "runs.csv") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert list(row)[:3] == ["date", "machine", "command"] and "--csv" in row["command"]
+    assert float(row["top1"]) == pytest.approx(reported, abs=5e-5)
+    assert (row["network"], row["steps"], row["board_size"]) == ("1x8", "12", "9")
+    assert int(row["held_out_games"]) == held.num_games and int(row["held_out_positions"]) == len(held)
+    assert float(row["epochs"]) == pytest.approx(12 * 16 / (len(data) - len(held)), abs=0.01)
+    assert 0 < float(row["uniform_top1"]) < 1
