@@ -785,113 +785,157 @@ enum { B_ALIVE, B_SMALL, B_SAFE_BIG, B_UNSAFE_BIG, BENSON_MARKS };
 _Static_assert(BENSON_MARKS == GOJAX_BENSON_MARKS, "kernels.h's benson marks");
 
 typedef struct {
-  int chain[CELLS];  /* pla chain index of a pla stone, -1 elsewhere */
-  int region[CELLS]; /* region index of a non-pla point, -1 elsewhere */
+  int16_t parent[MAX_POINTS]; /* union-find of the provisional labels: a set's root is its lowest */
+  int16_t first[MAX_POINTS];  /* a root's final number, -1 before its set is met */
+  int label[CELLS];      /* a pla stone's chain, any other point's region (b says which) */
   int n_chains, n_regions;
   int candidates[MAX_POINTS][4], n_candidates[MAX_POINTS];
-  uint8_t vital[MAX_POINTS][4];
+  uint8_t vital[MAX_POINTS][4], has_checked[MAX_POINTS];
   int border_start[MAX_POINTS + 1];
   int border[4 * MAX_POINTS]; /* the pla chains next to each region (with repeats) */
   uint8_t alive[MAX_POINTS], healthy[MAX_POINTS], has_opp[MAX_POINTS];
-  int internal[MAX_POINTS];
-  int stack[CELLS];
+  int internal[MAX_POINTS], votes[MAX_POINTS];
 } Benson;
 
-/* Benson's algorithm for the stones 1 of board b (2 the opponent's), as
- * gojax.features._benson._marks_for: writes the four marks (uint8 flags) of every point. */
-static void benson_marks(const Geometry *g, const int8_t *b, int suicide, Benson *s, int16_t *marks) {
-  int points = g->points;
-  for (int c = 0; c < g->cells; c++) s->chain[c] = s->region[c] = -1;
+static inline int benson_root(int16_t *parent, int x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]]; /* path halving */
+    x = parent[x];
+  }
+  return x;
+}
+
+/* Chains of pla (1) and regions (every other point) labelled in point order, so that a
+ * component's number follows its lowest point. One raster pass gives each point a provisional
+ * label, its left neighbour's or its upper neighbour's when of the same kind (joining the two
+ * labels when both are), else a new one; a second pass numbers each joined set where it first
+ * appears. Returns whether pla has a stone. */
+static int benson_label(const Geometry *g, const int8_t *b, Benson *s) {
+  int size = g->size, stride = g->stride, any_pla = 0, n = 0;
+  int16_t *parent = s->parent, *first = s->first;
+  for (int row = 0, cell = stride + 1; row < size; row++, cell += 2)
+    for (int col = 0; col < size; col++, cell++) {
+      int pla = b[cell] == 1;
+      int left = col > 0 && (b[cell - 1] == 1) == pla ? s->label[cell - 1] : -1;
+      int up = row > 0 && (b[cell - stride] == 1) == pla ? s->label[cell - stride] : -1;
+      if (left < 0 && up < 0) {
+        parent[n] = (int16_t)n;
+        first[n] = -1;
+        left = n++;
+      } else if (left < 0) {
+        left = up;
+      } else if (up >= 0 && up != left) {
+        int a = benson_root(parent, left), c = benson_root(parent, up);
+        if (a != c) parent[a > c ? a : c] = (int16_t)(a > c ? c : a);
+      }
+      s->label[cell] = left;
+    }
   s->n_chains = s->n_regions = 0;
-  int any_pla = 0;
-  /* Chains of pla and regions of everything else, in point order (a region's first point
-   * is its lowest). */
-  for (int p = 0; p < points; p++) {
-    int cell = g->cell_of[p], pla = b[cell] == 1;
-    int *label = pla ? s->chain : s->region;
-    if (label[cell] >= 0) continue;
-    int k = pla ? s->n_chains++ : s->n_regions++, top = 0;
-    any_pla |= pla;
-    label[cell] = k;
-    s->stack[top++] = cell;
-    while (top) {
-      int c = s->stack[--top];
-      for (int d = 0; d < 4; d++) {
-        int q = c + g->dirs[d];
-        if (b[q] == EDGE || (b[q] == 1) != pla || label[q] >= 0) continue;
-        label[q] = k;
-        s->stack[top++] = q;
+  for (int row = 0, cell = stride + 1; row < size; row++, cell += 2)
+    for (int col = 0; col < size; col++, cell++) {
+      int root = benson_root(parent, s->label[cell]), pla = b[cell] == 1;
+      any_pla |= pla;
+      if (first[root] >= 0) {
+        int r = s->label[cell] = first[root];
+        if (!pla) s->has_opp[r] |= b[cell] == 2;
+      } else if (pla) {
+        s->label[cell] = first[root] = (int16_t)s->n_chains++;
+      } else {
+        int r = s->label[cell] = first[root] = (int16_t)s->n_regions++;
+        s->has_opp[r] = b[cell] == 2;
+        s->n_candidates[r] = s->has_checked[r] = 0;
+        s->internal[r] = 0;
       }
     }
-  }
-  /* Each region: its candidate vital chains (the pla chains next to its first checked point),
-   * its bordering chains, its opponent stones and internal points. */
-  int first[MAX_POINTS];
-  for (int r = 0; r < s->n_regions; r++) {
-    first[r] = -1;
-    s->n_candidates[r] = 0;
-    s->has_opp[r] = 0;
-    s->internal[r] = 0;
-  }
-  int n_border = 0;
-  int counts[MAX_POINTS + 1];
-  memset(counts, 0, sizeof(int) * (size_t)(s->n_regions + 1));
-  for (int p = 0; p < points; p++) {
-    int cell = g->cell_of[p], r = s->region[cell];
-    if (r < 0) continue;
-    int checked = suicide || b[cell] == EMPTY, touches = 0;
-    s->has_opp[r] |= b[cell] == 2;
+  return any_pla;
+}
+
+/* Each region's candidate vital chains (the pla chains next to its first checked point, which
+ * every later checked point must touch too) and internal points (next to no pla stone). */
+static void benson_vital(const Geometry *g, const int8_t *b, int suicide, Benson *s) {
+  for (int p = 0; p < g->points; p++) {
+    int cell = g->cell_of[p];
+    if (b[cell] == 1) continue;
+    int r = s->label[cell], near[4], n_near = 0;
     for (int d = 0; d < 4; d++) {
-      int k = s->chain[cell + g->dirs[d]];
-      if (k < 0) continue;
-      touches = 1;
-      counts[r + 1]++;
-      if (checked && first[r] < 0) { /* the head: its distinct chains */
+      int q = cell + g->dirs[d];
+      if (b[q] == 1) near[n_near++] = s->label[q];
+    }
+    s->internal[r] += n_near == 0;
+    if (!(suicide || b[cell] == EMPTY)) continue;
+    if (!s->has_checked[r]) { /* the head: its distinct chains */
+      s->has_checked[r] = 1;
+      for (int j = 0; j < n_near; j++) {
         int fresh = 1;
-        for (int i = 0; i < s->n_candidates[r]; i++) fresh &= s->candidates[r][i] != k;
-        if (fresh) s->candidates[r][s->n_candidates[r]++] = k;
+        for (int i = 0; i < s->n_candidates[r]; i++) fresh &= s->candidates[r][i] != near[j];
+        if (fresh) {
+          s->vital[r][s->n_candidates[r]] = 1;
+          s->candidates[r][s->n_candidates[r]++] = near[j];
+        }
       }
+      continue;
     }
-    if (checked && first[r] < 0) first[r] = cell;
-    s->internal[r] += !touches;
-  }
-  s->border_start[0] = 0;
-  for (int r = 0; r < s->n_regions; r++) s->border_start[r + 1] = s->border_start[r] + counts[r + 1];
-  memset(counts, 0, sizeof(int) * (size_t)(s->n_regions + 1));
-  for (int r = 0; r < s->n_regions; r++)
-    for (int i = 0; i < 4; i++) s->vital[r][i] = i < s->n_candidates[r];
-  for (int p = 0; p < points; p++) {
-    int cell = g->cell_of[p], r = s->region[cell];
-    if (r < 0) continue;
-    int checked = suicide || b[cell] == EMPTY;
-    int near[4], n_near = 0;
-    for (int d = 0; d < 4; d++) {
-      int k = s->chain[cell + g->dirs[d]];
-      if (k < 0) continue;
-      near[n_near++] = k;
-      s->border[s->border_start[r] + counts[r]++] = k;
-    }
-    if (!checked) continue;
-    for (int i = 0; i < s->n_candidates[r]; i++) { /* vital: every checked point touches it */
+    for (int i = 0; i < s->n_candidates[r]; i++) {
       int touches = 0;
       for (int j = 0; j < n_near; j++) touches |= near[j] == s->candidates[r][i];
-      if (!touches) s->vital[r][i] = 0;
+      s->vital[r][i] &= (uint8_t)touches;
     }
   }
-  (void)n_border;
-  /* Benson's iteration: a chain with fewer than two healthy vital regions is removed. */
-  for (int k = 0; k < s->n_chains; k++) s->alive[k] = 1;
-  int votes[MAX_POINTS];
+}
+
+/* The pla chains next to each region, with repeats: border[border_start[r] ...]. */
+static void benson_borders(const Geometry *g, const int8_t *b, Benson *s) {
+  int *at = s->votes; /* scratch: the next free entry of each region */
+  memset(s->border_start, 0, sizeof(int) * (size_t)(s->n_regions + 1));
+  for (int p = 0; p < g->points; p++) {
+    int cell = g->cell_of[p];
+    if (b[cell] == 1) continue;
+    for (int d = 0; d < 4; d++) s->border_start[s->label[cell] + 1] += b[cell + g->dirs[d]] == 1;
+  }
+  for (int r = 0; r < s->n_regions; r++) {
+    s->border_start[r + 1] += s->border_start[r];
+    at[r] = s->border_start[r];
+  }
+  for (int p = 0; p < g->points; p++) {
+    int cell = g->cell_of[p];
+    if (b[cell] == 1) continue;
+    for (int d = 0; d < 4; d++)
+      if (b[cell + g->dirs[d]] == 1) s->border[at[s->label[cell]]++] = s->label[cell + g->dirs[d]];
+  }
+}
+
+/* Each region's health: no removed chain next to it. */
+static void benson_health(Benson *s) {
+  for (int r = 0; r < s->n_regions; r++) {
+    int healthy = 1;
+    for (int i = s->border_start[r]; i < s->border_start[r + 1]; i++) healthy &= s->alive[s->border[i]];
+    s->healthy[r] = (uint8_t)healthy;
+  }
+}
+
+/* Benson's iteration: a chain with fewer than two healthy vital regions is removed, until none
+ * is. With every chain standing every region is healthy, so when no chain has two vital
+ * regions at all, every chain goes at once and every region (each next to a chain) is unhealthy:
+ * no border lists are needed. */
+static void benson_iterate(const Geometry *g, const int8_t *b, Benson *s) {
+  int *votes = s->votes, any = 0;
+  memset(votes, 0, sizeof(int) * (size_t)s->n_chains);
+  for (int r = 0; r < s->n_regions; r++)
+    for (int i = 0; i < s->n_candidates[r]; i++) votes[s->candidates[r][i]] += s->vital[r][i];
+  for (int k = 0; k < s->n_chains; k++) any |= votes[k] >= 2;
+  if (!any) {
+    memset(s->alive, 0, (size_t)s->n_chains);
+    memset(s->healthy, 0, (size_t)s->n_regions);
+    return;
+  }
+  benson_borders(g, b, s);
+  memset(s->alive, 1, (size_t)s->n_chains);
   for (int changed = 1; changed;) {
     changed = 0;
-    for (int k = 0; k < s->n_chains; k++) votes[k] = 0;
-    for (int r = 0; r < s->n_regions; r++) {
-      int healthy = 1;
-      for (int i = s->border_start[r]; i < s->border_start[r + 1]; i++) healthy &= s->alive[s->border[i]];
-      s->healthy[r] = (uint8_t)healthy;
-      if (!healthy) continue;
-      for (int i = 0; i < s->n_candidates[r]; i++) votes[s->candidates[r][i]] += s->vital[r][i];
-    }
+    benson_health(s);
+    memset(votes, 0, sizeof(int) * (size_t)s->n_chains);
+    for (int r = 0; r < s->n_regions; r++)
+      for (int i = 0; i < s->n_candidates[r] && s->healthy[r]; i++) votes[s->candidates[r][i]] += s->vital[r][i];
     for (int k = 0; k < s->n_chains; k++) {
       if (s->alive[k] && votes[k] < 2) {
         s->alive[k] = 0;
@@ -899,18 +943,30 @@ static void benson_marks(const Geometry *g, const int8_t *b, int suicide, Benson
       }
     }
   }
-  for (int r = 0; r < s->n_regions; r++) { /* health with the final chains */
-    int healthy = 1;
-    for (int i = s->border_start[r]; i < s->border_start[r + 1]; i++) healthy &= s->alive[s->border[i]];
-    s->healthy[r] = (uint8_t)healthy;
+  benson_health(s); /* with the final chains */
+}
+
+/* Benson's algorithm for the stones 1 of board b (2 the opponent's), as
+ * gojax.features._benson._marks_for: writes the four marks (0 or 1) of every point. */
+static void benson_marks(const Geometry *g, const int8_t *b, int suicide, Benson *s, int16_t *marks) {
+  int points = g->points;
+  if (!benson_label(g, b, s)) { /* no pla stone: nothing is pass-alive, no region counts */
+    memset(marks, 0, sizeof(int16_t) * BENSON_MARKS * (size_t)points);
+    return;
   }
+  benson_vital(g, b, suicide, s);
+  benson_iterate(g, b, s);
   for (int p = 0; p < points; p++) {
-    int cell = g->cell_of[p], k = s->chain[cell], r = s->region[cell];
-    marks[B_ALIVE * points + p] = k >= 0 && s->alive[k];
-    int ok = r >= 0 && any_pla;
-    marks[B_SMALL * points + p] = ok && s->healthy[r] && s->internal[r] <= 1;
-    marks[B_SAFE_BIG * points + p] = ok && s->healthy[r] && !s->has_opp[r];
-    marks[B_UNSAFE_BIG * points + p] = ok && !s->has_opp[r];
+    int cell = g->cell_of[p], k = s->label[cell];
+    if (b[cell] == 1) {
+      marks[B_ALIVE * points + p] = s->alive[k];
+      marks[B_SMALL * points + p] = marks[B_SAFE_BIG * points + p] = marks[B_UNSAFE_BIG * points + p] = 0;
+      continue;
+    }
+    marks[B_ALIVE * points + p] = 0;
+    marks[B_SMALL * points + p] = s->healthy[k] && s->internal[k] <= 1;
+    marks[B_SAFE_BIG * points + p] = s->healthy[k] && !s->has_opp[k];
+    marks[B_UNSAFE_BIG * points + p] = !s->has_opp[k];
   }
 }
 
