@@ -158,67 +158,128 @@ static void copy(const Geometry *g, Position *to, const Position *from) {
   to->libs[1] = from->libs[1];
 }
 
-/* The runner as the reply finds it: its stones (marked too), and its liberty when it has
- * just one. */
+/* The runner as the chase has made it: its stones (a set that the runner's moves only grow, so
+ * that a read goes back by restoring its size), and its liberty while it is in atari. */
 typedef struct {
   int liberty; /* -1 when it has more */
   int n_stones;
   int stones[CELLS];
-  uint32_t stamp;
-  uint32_t mark[CELLS]; /* mark[cell] == stamp at its stones */
+  uint16_t where[CELLS]; /* a stone's index in stones[]; anything elsewhere (checked against it) */
 } Runner;
 
-static void keep_runner(Runner *runner, const Fill *f, int liberty) {
-  uint32_t stamp = fresh_stamp(&runner->stamp, runner->mark, NULL);
-  runner->liberty = liberty;
-  runner->n_stones = f->n_stones;
-  for (int i = 0; i < f->n_stones; i++) {
-    runner->stones[i] = f->stones[i];
-    runner->mark[f->stones[i]] = stamp;
-  }
+static inline int in_runner(const Runner *u, int cell) {
+  unsigned i = u->where[cell];
+  return i < (unsigned)u->n_stones && u->stones[i] == cell;
+}
+
+static inline void runner_add(Runner *u, int cell) {
+  u->where[cell] = (uint16_t)u->n_stones;
+  u->stones[u->n_stones++] = cell;
+}
+
+/* The runner as a whole fill found it (f: its stones and liberties). */
+static void runner_from_fill(Runner *u, const Fill *f, int liberty) {
+  u->n_stones = 0;
+  for (int i = 0; i < f->n_stones; i++) runner_add(u, f->stones[i]);
+  u->liberty = liberty;
 }
 
 typedef struct {
   const Geometry *g;
   Fill *f;
   int prey;      /* a stone of the runner (it stays one while the chase runs) */
-  Runner *atari; /* filled by attacker_move, read by the runner's first answer to that move */
+  Runner *u;     /* the runner at the node being read */
   int limit;     /* rounds: an attacker to move after them has caught the runner */
   int moves;     /* moves tried */
   int over;      /* the budget ran out */
+  int freed[CELLS]; /* the stones a move captured */
 } Read;
 
-/* The attacker plays `move`: 1 when it is a legal atari (the runner then has exactly one liberty). */
-static int attacker_move(const Read *r, const Position *pos, int move, Position *out) {
+/* The attacker plays `move`: 1 when it is a legal atari (the runner then has exactly one
+ * liberty, r->u->liberty). `two`: the runner's two liberties when known (else NULL); an atari on
+ * one of them leaves it the other, since the attacker's captures are never next to it (two
+ * chains of one colour never touch). Else one fill of the runner finds its liberty and stones. */
+static int attacker_move(Read *r, const Position *pos, int move, const int *two, Position *out) {
   const Geometry *g = r->g;
   if (move < 0 || pos->b[move] != EMPTY || move == pos->ko) return 0;
   copy(r->g, out, pos);
   out->b[move] = ATT;
-  /* The runner first: it must be left in atari, and the captures cannot change that (two
-   * chains of one colour never touch, so no captured stone is next to it). */
-  if (chain_upto(g, out->b, r->prey, r->f, 2) != 1) return 0;
-  uint32_t runner = r->f->stamp; /* its stones: f->seen[cell] == runner */
-  /* The fill found one liberty, so it went over the whole chain: keep it for the reply. */
-  keep_runner(r->atari, r->f, r->f->libs[0]);
+  if (two && (move == two[0] || move == two[1])) {
+    r->u->liberty = move == two[0] ? two[1] : two[0];
+  } else {
+    if (chain_upto(g, out->b, r->prey, r->f, 2) != 1) return 0;
+    /* The fill found one liberty, so it went over the whole chain. */
+    runner_from_fill(r->u, r->f, r->f->libs[0]);
+  }
   int captured = 0, captured_cell = -1;
   for (int d = 0; d < 4; d++) {
     int q = move + g->dirs[d];
-    if (out->b[q] == DEF && r->f->seen[q] != runner && !empty_beside(g, out->b, q) &&
+    if (out->b[q] == DEF && !in_runner(r->u, q) && !empty_beside(g, out->b, q) &&
         chain_upto(g, out->b, q, r->f, 1) == 0) {
       for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
       captured += r->f->n_stones;
       captured_cell = q;
     }
   }
+  if (captured == 0 && empty_beside(g, out->b, move)) { /* legal, no ko: no fill needed */
+    out->ko = -1;
+    return 1;
+  }
   int libs = chain_upto(g, out->b, move, r->f, 2);
   out->ko = (captured == 1 && r->f->n_stones == 1 && libs == 1) ? captured_cell : -1;
   return libs >= 1;
 }
 
-/* The runner's side plays `move`: the runner's liberties after it (0 when illegal). `only`:
- * the runner, when `move` is its one liberty (else NULL); then a move that captures nothing
- * and joins no other chain leaves it the empty points beside the move, and no fill is needed. */
-static int runner_move(const Read *r, const Position *pos, int move, const Runner *only, Position *out) {
+/* Adds `cell` to the liberties being counted (marked with `stamp`): the count, kept to at most 3
+ * (the runner escapes with 3), the first two in `at`. */
+static inline int count_liberty(Fill *f, uint32_t stamp, int cell, int n, int *at) {
+  if (n >= 3 || f->mark[cell] == stamp) return n;
+  f->mark[cell] = stamp;
+  if (n < 2) at[n] = cell;
+  return n + 1;
+}
+
+/* The runner's liberties (up to 3, the first two in `at`) after its side played `move`, on `b`,
+ * from the runner in atari before it (r->u, grown here by `move` and the chains it joins) and the
+ * `n_freed` stones the move captured (r->freed). `b` is only borrowed: a joining chain is
+ * filled with `move` taken off for the while. */
+static int liberties_after_runner(Read *r, int8_t *b, int move, int n_freed, int *at) {
+  const Geometry *g = r->g;
+  Fill *f = r->f;
+  Runner *u = r->u;
+  int joins = 0, n = 0;
+  for (int d = 0; d < 4; d++) joins |= in_runner(u, move + g->dirs[d]);
+  uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
+  if (joins) { /* move was the one liberty: the runner's liberties are all new */
+    runner_add(u, move);
+    for (int d = 0; d < 4; d++) {
+      int q = move + g->dirs[d];
+      if (b[q] == EMPTY) {
+        n = count_liberty(f, stamp, q, n, at);
+      } else if (b[q] == DEF && !in_runner(u, q)) { /* another chain joins: filled without move */
+        b[move] = EMPTY;
+        chain(g, b, q, f);
+        b[move] = DEF;
+        for (int i = 0; i < f->n_stones; i++) runner_add(u, f->stones[i]);
+        for (int i = 0; i < f->n_libs; i++)
+          if (f->libs[i] != move) n = count_liberty(f, stamp, f->libs[i], n, at);
+      }
+    }
+  } else if (u->liberty != move) {
+    n = count_liberty(f, stamp, u->liberty, n, at);
+  }
+  for (int i = 0; i < n_freed && n < 3; i++) {
+    int c = r->freed[i], next = 0;
+    for (int d = 0; d < 4; d++) next |= in_runner(u, c + g->dirs[d]);
+    if (next) n = count_liberty(f, stamp, c, n, at);
+  }
+  return n;
+}
+
+/* The runner's side plays `move`: the runner's liberties after it, up to 3 (0 when illegal);
+ * with exactly 2, them in out->libs, lowest first. A runner in atari (r->u->liberty) is followed
+ * move by move; another one (a read's start) is filled whole. */
+static int runner_move(Read *r, const Position *pos, int move, Position *out) {
   const Geometry *g = r->g;
   if (move < 0 || pos->b[move] != EMPTY || move == pos->ko) return 0;
   copy(r->g, out, pos);
@@ -229,7 +290,10 @@ static int runner_move(const Read *r, const Position *pos, int move, const Runne
   for (int d = 0; d < 4; d++) {
     int q = move + g->dirs[d];
     if (out->b[q] == ATT && !empty_beside(g, out->b, q) && chain_upto(g, out->b, q, r->f, 1) == 0) {
-      for (int i = 0; i < r->f->n_stones; i++) out->b[r->f->stones[i]] = EMPTY;
+      for (int i = 0; i < r->f->n_stones; i++) {
+        out->b[r->f->stones[i]] = EMPTY;
+        r->freed[taken + i] = r->f->stones[i];
+      }
       taken += r->f->n_stones;
       taken_cell = q;
     }
@@ -237,25 +301,18 @@ static int runner_move(const Read *r, const Position *pos, int move, const Runne
   int free_around = 0;
   for (int d = 0; d < 4; d++) free_around += out->b[move + g->dirs[d]] == EMPTY;
   out->ko = (alone && free_around == 1 && taken == 1) ? taken_cell : -1;
-  if (only && taken == 0) {
-    int joins = 0, n = 0, around[4];
-    for (int d = 0; d < 4; d++) {
-      int q = move + g->dirs[d];
-      if (out->b[q] == DEF) joins |= only->mark[q] != only->stamp;
-      else if (out->b[q] == EMPTY) around[n++] = q;
-    }
-    if (!joins) {
-      if (n == 2) {
-        out->libs[0] = around[0] < around[1] ? around[0] : around[1];
-        out->libs[1] = around[0] < around[1] ? around[1] : around[0];
-      }
-      return n;
-    }
+  int at[2], libs;
+  if (r->u->liberty >= 0) {
+    libs = liberties_after_runner(r, out->b, move, taken, at);
+  } else {
+    libs = chain(g, out->b, r->prey, r->f);
+    runner_from_fill(r->u, r->f, libs == 1 ? r->f->libs[0] : -1);
+    at[0] = libs >= 2 ? r->f->libs[0] : -1;
+    at[1] = libs >= 2 ? r->f->libs[1] : -1;
   }
-  int libs = chain_upto(g, out->b, r->prey, r->f, 3);
   if (libs == 2) {
-    out->libs[0] = r->f->libs[0] < r->f->libs[1] ? r->f->libs[0] : r->f->libs[1];
-    out->libs[1] = r->f->libs[0] < r->f->libs[1] ? r->f->libs[1] : r->f->libs[0];
+    out->libs[0] = at[0] < at[1] ? at[0] : at[1];
+    out->libs[1] = at[0] < at[1] ? at[1] : at[0];
   }
   return libs;
 }
@@ -269,21 +326,22 @@ static int spend(Read *r) {
   return !r->over;
 }
 
-static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n);
+static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n, const int *two);
 
 /* The runner's moves, in the order they are tried: its liberties, then (with `captures`)
  * the liberty of every adjacent attacker chain in atari, each list lowest first. `known`:
- * pos is the position attacker_move just made (r->atari holds the runner). */
+ * pos is the position attacker_move just made (r->u holds the runner); else the runner is
+ * filled here. */
 static int runner_options(Read *r, const Position *pos, int captures, int known, int16_t *options) {
   const Geometry *g = r->g;
   Fill *f = r->f;
   int n = 0;
   if (known) {
-    options[n++] = (int16_t)r->atari->liberty;
+    options[n++] = (int16_t)r->u->liberty;
   } else {
     int libs = chain(g, pos->b, r->prey, f);
     for (int i = 0; i < libs; i++) options[n++] = (int16_t)f->libs[i];
-    keep_runner(r->atari, f, libs == 1 ? f->libs[0] : -1); /* the fills below overwrite f */
+    runner_from_fill(r->u, f, libs == 1 ? f->libs[0] : -1); /* the fills below overwrite f */
   }
   for (int i = 1; i < n; i++) /* sorted, lowest first */
     for (int j = i; j > 0 && options[j] < options[j - 1]; j--) {
@@ -295,8 +353,8 @@ static int runner_options(Read *r, const Position *pos, int captures, int known,
   int first = n;
   uint32_t stamp = fresh_stamp(&f->mark_stamp, f->mark, NULL);
   for (int i = 0; i < n; i++) f->mark[options[i]] = stamp; /* taken: the runner's liberties */
-  const int *runner = r->atari->stones;
-  for (int i = 0; i < r->atari->n_stones; i++) {
+  const int *runner = r->u->stones;
+  for (int i = 0, stones = r->u->n_stones; i < stones; i++) {
     for (int d = 0; d < 4; d++) {
       int q = runner[i] + g->dirs[d];
       if (pos->b[q] != ATT || f->mark[q] == stamp || empty_beside(g, pos->b, q) >= 2) continue;
@@ -319,32 +377,36 @@ static int runner_options(Read *r, const Position *pos, int captures, int known,
 static int runner_caught(Read *r, const Position *pos, int round, int captures, int known) {
   int16_t options[MAX_POINTS]; /* cells fit in 16 bits: 1.25 KiB a node on the stack */
   int n = runner_options(r, pos, captures, known, options);
+  int stones = r->u->n_stones, liberty = r->u->liberty; /* the runner here, for each move */
   for (int i = 0; i < n; i++) {
     if (!spend(r)) return 0;
     Position after;
-    /* The first move is the one liberty while r->atari still holds the runner. */
-    const Runner *only = i == 0 && r->atari->liberty == options[0] ? r->atari : NULL;
-    int libs = runner_move(r, pos, options[i], only, &after);
+    r->u->n_stones = stones;
+    r->u->liberty = liberty;
+    int libs = runner_move(r, pos, options[i], &after);
     if (libs >= 3) return 0;
     if (libs == 2) {
       int ataris[2] = {after.libs[0], after.libs[1]};
-      if (!attacker_wins(r, &after, round + 1, ataris, 2)) return 0;
+      if (!attacker_wins(r, &after, round + 1, ataris, 2, ataris)) return 0;
     }
     if (r->over) return 0;
   }
   return 1;
 }
 
-/* The attacker to move in round `round` (the runner has two liberties), trying `ataris` in
- * turn: 1 when one of them captures. After the last round the runner counts as captured.
- * An atari that is illegal, leaves the runner more than one liberty, or takes a ko (the
- * runner has the ko fight: no ladder) fails. */
-static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n) {
+/* The attacker to move in round `round` (the runner has two liberties, `two` when known),
+ * trying `ataris` in turn: 1 when one of them captures. After the last round the runner counts
+ * as captured. An atari that is illegal, leaves the runner more than one liberty, or takes a
+ * ko (the runner has the ko fight: no ladder) fails. */
+static int attacker_wins(Read *r, const Position *pos, int round, const int *ataris, int n, const int *two) {
   if (round == r->limit) return 1;
+  int stones = r->u->n_stones, liberty = r->u->liberty;
   for (int i = 0; i < n; i++) {
     if (!spend(r)) return 0;
     Position attacked;
-    if (!attacker_move(r, pos, ataris[i], &attacked) || attacked.ko >= 0) continue;
+    r->u->n_stones = stones;
+    r->u->liberty = liberty;
+    if (!attacker_move(r, pos, ataris[i], two, &attacked) || attacked.ko >= 0) continue;
     if (runner_caught(r, &attacked, round, 1, 1)) return 1;
     if (r->over) return 0;
   }
@@ -353,11 +415,19 @@ static int attacker_wins(Read *r, const Position *pos, int round, const int *ata
 
 /* The whole read: CAPTURED or ESCAPED. `pos` is the starting position. */
 static int read_ladder(const Geometry *g, Fill *f, Position *pos, int prey, int mode, int first_move) {
-  THREAD_SCRATCH(Runner, atari);
-  Read r = {g, f, prey, atari, 2 * g->size + 1, 0, 0};
-  int caught = mode == MODE_CAPTURE ? attacker_wins(&r, pos, 0, &first_move, 1)
-                                    : runner_caught(&r, pos, 0, mode != MODE_EXTEND, 0);
-  return caught && !r.over ? CAPTURED : ESCAPED;
+  THREAD_SCRATCH(Read, r);
+  THREAD_SCRATCH(Runner, u);
+  r->g = g;
+  r->f = f;
+  r->prey = prey;
+  r->u = u;
+  r->limit = 2 * g->size + 1;
+  r->moves = r->over = 0;
+  u->n_stones = 0;
+  u->liberty = -1;
+  int caught = mode == MODE_CAPTURE ? attacker_wins(r, pos, 0, &first_move, 1, NULL)
+                                    : runner_caught(r, pos, 0, mode != MODE_EXTEND, 0);
+  return caught && !r->over ? CAPTURED : ESCAPED;
 }
 
 /* ------------------------------------------------------------------ ladder reads, one by one */
