@@ -775,6 +775,10 @@ def test_the_tree_search_playout_policy_from_the_command_line():
         build_parser().parse_args(["--opening-prior", "yes"])
     with pytest.raises(TypeError, match=r"TreeSearchSettings.opening_prior must be a bool, got 1"):
         TreeSearchSettings(opening_prior=1)
+    _, player, _ = engine_arguments(build_parser().parse_args(["--dynamic-komi", "0.5"]))
+    assert player.search == TreeSearchSettings(dynamic_komi=0.5)
+    with pytest.raises(ValueError, match=r"dynamic_komi must be .*1.5"):
+        engine_arguments(build_parser().parse_args(["--dynamic-komi", "1.5"]))
     with pytest.raises(ValueError, match="--playouts-per-leaf: for --player mcts, not 'uct'"):
         engine_arguments(build_parser().parse_args(["--player", "uct", "--playouts-per-leaf", "4"]))
 

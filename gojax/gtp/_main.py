@@ -146,6 +146,14 @@ def _add_tree_search(player: argparse._ArgumentGroup) -> None:
         "(gojax.search.TreeSearchSettings.opening_prior; they steer with --prior-visits in the hundreds)",
     )
     player.add_argument(
+        "--dynamic-komi",
+        type=float,
+        default=None,
+        metavar="F",
+        help="mcts: when ahead, play as if the komi asked for F (0..1) of the lead too, fading out by "
+        "move P/2 (gojax.search.TreeSearchSettings.dynamic_komi; default 0: off)",
+    )
+    player.add_argument(
         "--policy-weight",
         type=float,
         default=None,
@@ -301,6 +309,7 @@ def engine_arguments(args: argparse.Namespace) -> tuple[GoConfig, PlayerSpec, En
             ("leaves_per_batch", args.leaves_per_batch),
             ("prior_visits", args.prior_visits),
             ("opening_prior", None if args.opening_prior is None else bool(args.opening_prior)),
+            ("dynamic_komi", args.dynamic_komi),
             ("policy_weight", args.policy_weight),
             ("value_weight", args.value_weight),
         )

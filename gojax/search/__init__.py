@@ -16,10 +16,19 @@ compiled call. ::
   (:data:`PRIOR_VISITS`, :data:`GUIDED_PRIOR_VISITS`: the prior's default
   weight without and with a guide).
 * :class:`SearchStats` - the root statistics a search returns.
+* :func:`komi_offset` - the dynamic komi of ``TreeSearchSettings.dynamic_komi``.
 """
 
+from gojax.search._komi import komi_offset
 from gojax.search._search import TreeSearch
 from gojax.search._settings import GUIDED_PRIOR_VISITS, PRIOR_VISITS, TreeSearchSettings
 from gojax.search._stats import SearchStats
 
-__all__ = ["GUIDED_PRIOR_VISITS", "PRIOR_VISITS", "SearchStats", "TreeSearch", "TreeSearchSettings"]
+__all__ = [
+    "GUIDED_PRIOR_VISITS",
+    "PRIOR_VISITS",
+    "SearchStats",
+    "TreeSearch",
+    "TreeSearchSettings",
+    "komi_offset",
+]

@@ -56,6 +56,7 @@ from gojax._host import compiled
 from gojax.mcts import Evaluator
 from gojax.search._devices import device_count, evaluate_on_devices, place
 from gojax.search._guide import guide_policy, guided_rates, mixed_black_wins
+from gojax.search._komi import komi_offset
 from gojax.search._leaves import evaluate_leaves
 from gojax.search._prior import point_priors
 from gojax.search._select import prior_rates, refresh, selection_values
@@ -149,10 +150,13 @@ class TreeSearch:
         self._tree: Tree | None = None
         self._ownership = np.zeros(config.num_points)
         self._ownership_count = 0
+        self.komi_offset = 0.0
+        """The extra komi of the playouts of the current search (``TreeSearchSettings.dynamic_komi``)."""
+        self._lead: tuple[int, float] | None = None  # (move number, black's lead) of the last search
 
     def _place(self, parents: GoState, actions: np.ndarray, key: jax.Array, index: np.int32) -> tuple:
         """The leaf batch's arguments (komi last), split over the devices when there are several."""
-        komi = np.float32(self.config.komi)
+        komi = np.float32(self.config.komi + self.komi_offset)
         if self.devices == 1:
             return parents, actions, key, index, komi
         return place(self.devices, parents, actions, key, index, komi)
@@ -170,6 +174,7 @@ class TreeSearch:
         self._tree = None
         self._ownership[:] = 0.0
         self._ownership_count = 0
+        self._lead = None
 
     # -- roots ------------------------------------------------------------------------------------
 
@@ -208,6 +213,8 @@ class TreeSearch:
                     self._ownership[:] = 0.0
                     self._ownership_count = 0
                 return
+        if self._lead is not None and int(host.move_number) <= self._lead[0]:
+            self._lead = None  # another game, or back in this one: the lead found is not this root's
         tree = Tree(self.config.num_actions, payload=host)
         root = tree.add(-1, -1, int(host.turn))
         tree.set_payload(np.array([root]), jax.tree.map(lambda x: np.asarray(x)[None], host))
@@ -284,6 +291,7 @@ class TreeSearch:
         if self._tree is None:
             raise ValueError("TreeSearch.search: no root; call set_root(state) first")
         self.warm_up()
+        self._adapt_komi()
         per_batch = self.settings.leaves_per_batch * self.settings.playouts_per_leaf
         start = now()
         last_progress = tick = start
@@ -313,7 +321,25 @@ class TreeSearch:
                 last_progress = after
         if pending is not None:
             self._finish(*pending)
+        tree = self._tree
+        assert tree is not None and tree.payload is not None
+        if tree.visits[0] > 0:
+            self._lead = (int(tree.payload.move_number[0]), float(tree.black_score[0] / tree.visits[0]))
         return self._stats(now() - start)
+
+    def _adapt_komi(self) -> None:
+        """Sets :attr:`komi_offset` for the search about to run (:func:`gojax.search.komi_offset`), from
+        the lead the last search of the same game found (none after a new game, an undo or a komi)."""
+        tree = self._tree
+        assert tree is not None and tree.payload is not None
+        move_number, to_play = int(tree.payload.move_number[0]), int(tree.to_play[0])
+        offset = 0.0
+        if self.settings.dynamic_komi > 0 and self._lead is not None and self._lead[0] <= move_number:
+            lead = self._lead[1]
+            offset = komi_offset(
+                lead, to_play, move_number, self.config.num_points, self.settings.dynamic_komi
+            )
+        self.komi_offset = offset
 
     def _descend(self, tree: Tree, jitter: np.ndarray) -> tuple[list[tuple[int, int]], int | None, int, int]:
         """One path: ``(edges, target, node whose state is stepped, action or -1)``."""

@@ -76,6 +76,9 @@ class TreeSearchSettings:
       value_weight: with a guide, the weight in [0, 1] of its value against
         the playouts' results at each leaf (AlphaGo's mixing constant; 0,
         the default: the playouts alone judge, the guide's policy steers).
+      dynamic_komi: ``f`` in [0, 1]: a player to move that leads must win its
+        playouts by ``f`` of its lead, fading to none by move ``P / 2``
+        (:mod:`gojax.search._komi`); 0, the default: the game's komi only.
     """
 
     leaves_per_batch: int = 32
@@ -94,6 +97,7 @@ class TreeSearchSettings:
     time_margin: float = 0.05
     policy_weight: float = 0.5
     value_weight: float = 0.0
+    dynamic_komi: float = 0.0
 
     def __post_init__(self) -> None:
         def integer(name: str, least: int, most: int) -> None:
@@ -127,6 +131,7 @@ class TreeSearchSettings:
         number("time_margin", 0.0, 0.9)
         number("policy_weight", 0.0, 1.0)
         number("value_weight", 0.0, 1.0)
+        number("dynamic_komi", 0.0, 1.0)
 
     def resolved(self, guided: bool) -> TreeSearchSettings:
         """These settings with ``prior_visits`` set: as given, or its default for a search with or
