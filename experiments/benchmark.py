@@ -46,6 +46,7 @@ import functools
 import math
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,8 +61,12 @@ from gojax import _native, features
 from gojax.env import GoEnv, auto_reset
 from gojax.players import sample_uniform
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import provenance
+
 RESULTS = Path(__file__).resolve().parent / "results"
 FIELDS = [
+    "date", "machine", "command",
     "section", "engine", "size", "batch", "rate", "rate_min", "rate_max", "unit",
     "ratio", "ratio_to", "compile_s", "bytes_per_state", "ratio_rules",
 ]  # fmt: skip
@@ -372,7 +377,8 @@ def main(argv=None) -> None:
         print(f"features, {args.feature_size}x{args.feature_size} whole-game positions:", flush=True)
         rows += measure_features(args.feature_size, args.feature_batch, names, args)
     if rows:
-        _report(args, rows, device)
+        common = provenance("benchmark.py", sys.argv[1:] if argv is None else argv, packages=("pgx",))
+        _report(args, [{**common, **row} for row in rows], device)
 
 
 def _report(args, rows, device) -> None:

@@ -396,6 +396,8 @@ def benchmark_cpu(rows: list[dict[str, str]]) -> str:
             f"| {pgx:,.0f} | {float(ratio[('gojax', size, batch)]):.1f} "
             f"| {f'{spiel:,.0f}' if spiel and batch == '1' else ''} |"
         )
+    lines.append("")
+    lines.append(_sources(rows))
     return "\n".join(lines) + "\n"
 
 
@@ -446,6 +448,8 @@ def benchmark_cpu_detail(rows: list[dict[str, str]]) -> str:
         "",
         f"OpenSpiel's C++ Go, one game driven from Python: {spiel['9']:,.0f} moves/s on 9x9, "
         f"{spiel['19']:,.0f} on 19x19.",
+        "",
+        _sources(rows),
     ]
     return "\n".join(lines) + "\n"
 
