@@ -172,9 +172,7 @@ def classic_players_9x9(rows: list[dict[str, str]]) -> str:
             f"| {r['wins_as_black']} / {r['wins_as_white']} | {r['mean_moves']} | {r['adjudicated']} "
             f"| {int(r['seconds']):,} |"
         )
-    lines.append("")
-    lines.append(_sources(rows))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, rows)
 
 
 def _elo(score: float) -> float:
@@ -214,9 +212,12 @@ def _head_to_head(rows: list[dict[str, str]], columns: tuple[str, str], names: t
             f"| {score:.3f} [{low:.3f}, {high:.3f}] "
             f"| {_elo(score):+.0f} [{_elo(low):+.0f}, {_elo(high):+.0f}] |"
         )
-    lines.append("")
-    lines.append(_sources(rows))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, rows)
+
+
+def _with_sources(lines: list[str], rows: list[dict[str, str]]) -> str:
+    """The table's ``lines``, a blank line and :func:`_sources` of ``rows``, as one Markdown block."""
+    return "\n".join([*lines, "", _sources(rows)]) + "\n"
 
 
 def _sources(rows: list[dict[str, str]]) -> str:
@@ -283,9 +284,7 @@ def mcts_throughput_9x9(rows: list[dict[str, str]]) -> str:
     for batch, sims in dict.fromkeys((r["batch"], r["simulations"]) for r in rows):
         gojax, pgx = rate[("gojax", batch, sims)], rate[("pgx", batch, sims)]
         lines.append(f"| {batch} x {sims} | {gojax:,.4g} | {pgx:,.4g} | {gojax / pgx:.2f} |")
-    lines.append("")
-    lines.append(_sources(rows))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, rows)
 
 
 OPPONENTS = {
@@ -396,9 +395,7 @@ def benchmark_cpu(rows: list[dict[str, str]]) -> str:
             f"| {pgx:,.0f} | {float(ratio[('gojax', size, batch)]):.1f} "
             f"| {f'{spiel:,.0f}' if spiel and batch == '1' else ''} |"
         )
-    lines.append("")
-    lines.append(_sources(rows))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, rows)
 
 
 def benchmark_cpu_detail(rows: list[dict[str, str]]) -> str:
@@ -672,9 +669,7 @@ def gtp_startup(rows: list[dict[str, str]]) -> str:
             f"{group[0]['load_before']}-{group[-1]['load_after']}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append(_sources([group[0] for group in runs.values()]))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, [group[0] for group in runs.values()])
 
 
 def test_tiers(rows: list[dict[str, str]]) -> str:
@@ -705,9 +700,7 @@ def test_tiers(rows: list[dict[str, str]]) -> str:
             f"| {min(loads):.1f}-{max(loads):.1f} |"
         )
         sources.append(last)
-    lines.append("")
-    lines.append(_sources(sources))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, sources)
 
 
 def supervised(rows: list[dict[str, str]]) -> str:
@@ -729,9 +722,7 @@ def supervised(rows: list[dict[str, str]]) -> str:
             f"| {int(r['steps']):,} ({float(r['epochs']):.2f}) | {games} | **{_percent(r['top1'])}** "
             f"| {_percent(r['uniform_top1'])} | {_percent(r['common_top1'])} | {float(r['value_mse']):.2f} |"
         )
-    lines.append("")
-    lines.append(_sources(rows))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, rows)
 
 
 def _percent(text: str) -> str:
@@ -771,9 +762,7 @@ def feature_speed(rows: list[dict[str, str]]) -> str:
                 f"| {'native' if r['native'] == 'yes' else 'XLA'} | {int(r['boards_per_s']):,} "
                 f"| {r['x_step']} | {r['compile_s']} |"
             )
-    lines.append("")
-    lines.append(_sources([runs[0] for runs in latest.values()]))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, [runs[0] for runs in latest.values()])
 
 
 def native_vs_xla(rows: list[dict[str, str]]) -> str:
@@ -802,9 +791,7 @@ def native_vs_xla(rows: list[dict[str, str]]) -> str:
                 else (f"{pairs[0][1]:,.0f} (`{pairs[0][0]}`)", f"{rate / pairs[0][1]:.1f}")
             )
             lines.append(f"| {size}x{size} | {runs[0]['batch']} | {label} | {rate:,.0f} | {xla} | {ratio} |")
-    lines.append("")
-    lines.append(_sources([runs[0] for runs in latest.values()]))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, [runs[0] for runs in latest.values()])
 
 
 def pgx_example(rows: list[dict[str, str]]) -> str:
@@ -845,9 +832,7 @@ def mutation(rows: list[dict[str, str]]) -> str:
             f"| `{group}` | `{r['modules']}` | {tests} | {r['mutants']} | {r['skipped']} "
             f"| {killed} | {survived} | {killed / max(killed + survived, 1):.1%} |"
         )
-    lines.append("")
-    lines.append(_sources(list(latest.values())))
-    return "\n".join(lines) + "\n"
+    return _with_sources(lines, list(latest.values()))
 
 
 TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
