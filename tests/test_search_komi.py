@@ -70,6 +70,7 @@ def test_a_search_ahead_plays_against_the_shifted_komi():
     plain, offsets_a, wins_a = _searches(0.0)
     dynamic, offsets_b, wins_b = _searches(1.0)
     assert offsets_a == [0.0, 0.0] and offsets_b[0] == 0.0
+    assert dynamic.stats().komi_offset == offsets_b[1] and plain.stats().komi_offset == 0.0
     assert wins_a[0] == wins_b[0]  # identical until the komi moves
     lead = dynamic._tree.black_score[0] / dynamic._tree.visits[0]
     assert lead > 1.5  # black is ahead by the playouts' count

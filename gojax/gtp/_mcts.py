@@ -186,7 +186,8 @@ class TreeSearcher(Searcher):
 
 def describe(stats: SearchStats) -> str:
     """A one-line summary of a search for the log."""
+    against = f" against komi {stats.komi_offset:+g} (dynamic)" if stats.komi_offset else ""
     return (
         f"tree search, {stats.playouts} playouts in the tree, {stats.seconds:.2f} s, "
-        f"win rate {stats.root_winrate:.3f}"
+        f"win rate {stats.root_winrate:.3f}{against}"
     )

@@ -42,6 +42,7 @@ when it is predicted to end within the budget less ``time_margin``.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -443,6 +444,7 @@ class TreeSearch:
 
     def _stats(self, seconds: float) -> SearchStats:
         assert self._tree is not None
-        return root_stats(
+        stats = root_stats(
             self._tree, self.config, self.settings, self._ownership, self._ownership_count, seconds
         )
+        return dataclasses.replace(stats, komi_offset=self.komi_offset) if self.komi_offset else stats

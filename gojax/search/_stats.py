@@ -42,6 +42,9 @@ class SearchStats:
         player is ahead; NaN where unvisited.
       root_score_lead: the root player's mean final score over the root's
         playouts (0 before any).
+      komi_offset: the extra komi the last search's playouts were scored
+        with (``TreeSearchSettings.dynamic_komi``; positive: against black),
+        which the win rates are against; 0 without dynamic komi.
     """
 
     to_play: int
@@ -56,6 +59,7 @@ class SearchStats:
     seconds: float
     score_lead: np.ndarray
     root_score_lead: float
+    komi_offset: float = 0.0
 
 
 def root_stats(
