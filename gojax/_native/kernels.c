@@ -187,11 +187,11 @@ static void runner_from_fill(Runner *u, const Fill *f, int liberty) {
 typedef struct {
   const Geometry *g;
   Fill *f;
-  int prey;      /* a stone of the runner (it stays one while the chase runs) */
-  Runner *u;     /* the runner at the node being read */
-  int limit;     /* rounds: an attacker to move after them has caught the runner */
-  int moves;     /* moves tried */
-  int over;      /* the budget ran out */
+  int prey;         /* a stone of the runner (it stays one while the chase runs) */
+  Runner *u;        /* the runner at the node being read */
+  int limit;        /* rounds: an attacker to move after them has caught the runner */
+  int moves;        /* moves tried */
+  int over;         /* the budget ran out */
   int freed[CELLS]; /* the stones a move captured */
 } Read;
 
