@@ -43,7 +43,11 @@ From the repository root::
         --policies heavy --host-devices 2 --devices 1,2
 
 Prints a Markdown table and writes ``<out>/playout_rate.csv`` (``--out``,
-default ``experiments/results``).
+default ``experiments/results``). ``--csv PATH`` also appends the run to a
+table of ``docs/results/`` (``playout_rate_9x9.csv``, ``playout_rate_19x19.csv``):
+``date`` (with the time, so that two runs of a day stay apart), ``machine``,
+``command``, ``host_devices``, then ``row`` (the policy in its name), ``K``,
+``M``, ``D``, ``rate`` and ``unit``.
 """
 
 from __future__ import annotations
@@ -51,9 +55,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import datetime
 import functools
 import itertools
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -69,8 +75,35 @@ from gojax.players import playout, random_playout_policy, sample_uniform
 from gojax.search import TreeSearch, TreeSearchSettings
 from gojax.search._leaves import evaluate_leaves
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import append_rows, provenance
+
 RESULTS = Path(__file__).resolve().parent / "results"
 FIELDS = ["row", "policy", "K", "M", "D", "rate", "rate_min", "rate_max", "unit", "moves_per_playout"]
+DOCS_FIELDS = ["host_devices", "row", "K", "M", "D", "rate", "unit"]
+"""The columns of a ``--csv`` row after ``date``, ``machine`` and ``command``."""
+
+
+def docs_rows(rows: list[dict], batch: int, host_devices: int) -> list[dict]:
+    """The run's rows as the tables of ``docs/results/`` name them (the policy in the row's name; the
+    engine rows with their batch; the random playouts' moves left out), after their provenance."""
+    common = provenance("playout_rate.py")
+    common["date"] += datetime.datetime.now().strftime(" %H:%M")
+    out = []
+    for r in rows:
+        name = r["row"]
+        if name == "engine random playout moves":
+            continue
+        if name == "engine random moves":
+            name = f"engine random moves (batch {batch})"
+        elif name == "engine random playouts":
+            name = f"engine random playouts (`players.rollout`, batch {batch})"
+        else:  # "leaf batch[, ...]" or "search": the policy after the first word group
+            head, _, rest = name.partition(",")
+            name = ", ".join(part for part in (head, r["policy"], rest.strip()) if part)
+        cells = {key: r[key] for key in ("K", "M", "D", "unit")}
+        out.append({**common, "host_devices": host_devices, "row": name, **cells, "rate": round(r["rate"])})
+    return out
 
 
 def _random_moves(config: gojax.GoConfig, batch: int, steps: int):
@@ -128,6 +161,7 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2-second searches, one shape")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--csv", type=Path, default=None, help="append the run to this docs table")
     args = parser.parse_args()
     if args.host_devices:
         split_host_cpu(args.host_devices)  # before JAX starts its backends
@@ -227,6 +261,10 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(rows)
     print(f"\nwrote {path}")
+    if args.csv is not None:
+        fields = ["date", "machine", "command", *DOCS_FIELDS]
+        append_rows(args.csv, docs_rows(rows, args.batch, args.host_devices or 1), fields)
+        print(f"appended the run to {args.csv}")
 
 
 if __name__ == "__main__":

@@ -268,11 +268,12 @@ def playout_rate(rows: list[dict[str, str]]) -> str:
             r = value.get((date, command, *key))
             cells.append(f"{int(float(r['rate'])):,} {r['unit']}" if r else "")
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + " |")
+    machine = {(r["date"], r["command"], r["host_devices"]): r["machine"] for r in rows}
     lines.append("")
     lines.append(
-        "Commands: "
-        + "; ".join(f"run {i + 1}: `{c}`" for i, (_, c, _) in enumerate(runs))
-        + f" ({rows[0]['machine']}, median of the repeats)."
+        "Commands (medians of the repeats): "
+        + "; ".join(f"run {i + 1}: `{run[1]}` ({machine[run]})" for i, run in enumerate(runs))
+        + "."
     )
     return "\n".join(lines) + "\n"
 
