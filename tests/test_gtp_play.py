@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 
@@ -29,6 +30,7 @@ from gojax import gtp
 from gojax.gtp import EngineOptions, PlayerSpec
 from gojax.gtp._genmove import RESIGN, judge_search
 from gojax.gtp._main import build_parser, engine_arguments, main
+from gojax.gtp._mcts import describe
 from gojax.search import SearchStats
 
 SIZE = 5
@@ -229,3 +231,13 @@ def test_a_new_komi_compiles_nothing_and_decides_the_search_and_the_score(tree_s
     assert lowered == []
     assert score == "B+0.5"  # 12 - 13 + 1.5: the score moved by the change of komi
     assert before.root_winrate < 0.1 < 0.9 < after.root_winrate  # black loses at 0.5, wins at -1.5
+
+
+def test_the_genmove_log_names_a_dynamic_komi():
+    """gojax-gtp's genmove line says which komi the win rate is against when dynamic komi shifted it."""
+    stats = hand_stats({3: 900}, {3: 0.7}, root=0.7, best=3)
+    assert "komi" not in describe(stats) and "win rate 0.700" in describe(stats)
+    assert describe(dataclasses.replace(stats, komi_offset=5.0)).endswith(
+        "win rate 0.700 against komi +5 (dynamic)"
+    )
+    assert describe(dataclasses.replace(stats, komi_offset=-3.0)).endswith("against komi -3 (dynamic)")
