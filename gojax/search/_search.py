@@ -324,7 +324,7 @@ class TreeSearch:
             self._finish(*pending)
         tree = self._tree
         assert tree is not None and tree.payload is not None
-        if tree.visits[0] > 0:
+        if self.settings.dynamic_komi > 0 and tree.visits[0] > 0:  # only dynamic komi reads it
             self._lead = (int(tree.payload.move_number[0]), float(tree.black_score[0] / tree.visits[0]))
         return self._stats(now() - start)
 
