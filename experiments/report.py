@@ -726,6 +726,24 @@ def supervised(rows: list[dict[str, str]]) -> str:
     return _with_sources(lines, rows)
 
 
+def playout_accuracy(rows: list[dict[str, str]]) -> str:
+    """Life and death in the playouts against GNU Go's dragons (``experiments/playout_accuracy.py``):
+    a line per policy of each run."""
+    lines = [
+        "| policy | positions | playouts each | alive stones kept | dead stones taken | balanced |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['policy']} | {r['positions']} | {r['playouts']} "
+            f"| {r['kept']} (of {int(r['alive_stones']):,}) | {r['taken']} (of {int(r['dead_stones']):,}) "
+            f"| **{r['balanced']}** |"
+        )
+    judges = sorted({r["judge"] for r in rows})
+    lines += ["", f"Judge: {'; '.join(judges)}."]
+    return _with_sources(lines, rows)
+
+
 def _percent(text: str) -> str:
     """A fraction as a percentage with the digits it was written with (``0.119`` -> ``11.9%``)."""
     digits = max(len(text.partition(".")[2]) - 2, 0)
@@ -856,6 +874,7 @@ TABLES: dict[str, Callable[[list[dict[str, str]]], str]] = {
     "mutation": mutation,
     "native_vs_xla": native_vs_xla,
     "pgx_example": pgx_example,
+    "playout_accuracy": playout_accuracy,
     "playout_rate_9x9": playout_rate,
     "playout_rate_19x19": playout_rate,
     "scaling_model": scaling_model,

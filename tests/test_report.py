@@ -87,6 +87,7 @@ FIGURES = {
     "mutation": "survived",
     "native_vs_xla": "boards_per_s",
     "pgx_example": "equal",
+    "playout_accuracy": "balanced",
     "playout_rate_9x9": "rate",
     "playout_rate_19x19": "rate",
     "scaling_model": "positions_per_s",
