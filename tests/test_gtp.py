@@ -921,6 +921,35 @@ def test_policy_player_plays_the_networks_first_legal_choice(tmp_path):
     engine.close()
 
 
+def test_a_network_of_the_same_shape_compiles_nothing(tmp_path):
+    """A network's weights are arguments of its compiled player: an engine on another checkpoint of
+    the same shape (a training run's next network) reuses it, compiles nothing, and plays its own moves."""
+    import jax.monitoring
+
+    size5 = gojax.GoConfig(size=5)
+    bias = np.zeros(26, np.float32)
+    for name, top in (("first", "C3"), ("second", "B2")):
+        bias[:] = 0.0
+        bias[gojax.from_gtp(size5, top)] = 30.0
+        _tiny_checkpoint(tmp_path / name, bias)
+    spec = PlayerSpec("policy", checkpoint=str(tmp_path / "first"), symmetries=1, seed=1)
+    first = gtp.GTPEngine(size5, spec)
+    assert first.send("genmove b") == "C3"
+    events: list = []
+    listen = _compile_events(events)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        second = gtp.GTPEngine(size5, dataclasses.replace(spec, checkpoint=str(tmp_path / "second")))
+        assert second.send("genmove b") == "B2"  # its own weights, not the first network's
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert not [e for e in events if "backend_compile" in e], events  # loading the network traces only
+    first.send("clear_board")
+    assert first.send("genmove b") == "C3"  # the first engine still plays its own network
+    first.close()
+    second.close()
+
+
 def _compile_events(events: list) -> Callable[..., None]:
     """A jax.monitoring listener noting every trace and compile (the events' names say which)."""
 

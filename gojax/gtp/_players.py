@@ -293,7 +293,10 @@ class Searcher:
         one compiled function serves every komi of a board size and rules,
         so a controller's ``komi`` never recompiles. Compiled players are
         shared by every :class:`Searcher` of the process (keyed by the
-        komi-free config and the player, when the player is hashable).
+        komi-free config and the player, when the player is hashable). A
+        network's weights are arguments too (:meth:`_compiled_with_weights`):
+        another network of the same shape and settings plays on the same
+        compiled function.
         """
         base = rules_config(config)
         with self._lock:
@@ -320,6 +323,9 @@ class Searcher:
         self, base: GoConfig, level: Level, player: Callable, function: Callable, state: GoState
     ) -> Callable:
         """``function`` compiled ahead of time, or the one another searcher of the process compiled."""
+        leaves, treedef = jax.tree.flatten(player)
+        if leaves and all(isinstance(leaf, jax.Array | np.ndarray) for leaf in leaves):
+            return self._compiled_with_weights(base, level, leaves, treedef, state)
         try:
             shared_key = (base, player)
             hash(shared_key)
@@ -336,6 +342,33 @@ class Searcher:
                 with _SHARED_LOCK:
                     _SHARED[shared_key] = compiled_function
         return compiled_function
+
+    def _compiled_with_weights(
+        self, base: GoConfig, level: Level, leaves: list, treedef: Any, state: GoState
+    ) -> Callable:
+        """A player with arrays (a network's weights: a pytree's leaves), compiled with them as arguments.
+
+        The compiled function is keyed by the player's structure (``treedef``:
+        the network's graph and the search settings), so another network of
+        the same shape - the next checkpoint of a training run - reuses it
+        instead of compiling again with its weights as constants.
+        """
+
+        def with_weights(weights: list, state: GoState, key: jax.Array, komi: Any) -> jax.Array:
+            return jax.tree.unflatten(treedef, weights)(base.with_komi(komi), state, key)
+
+        shared_key = (base, treedef)
+        with _SHARED_LOCK:
+            compiled_function = _SHARED.get(shared_key)
+        if compiled_function is None:
+            start = time.perf_counter()
+            example = (leaves, state, self.new_key(), np.float32(0))
+            compiled_function = compile_player(base, treedef, with_weights, example)
+            seconds = time.perf_counter() - start
+            log.info("compiled %s for %dx%d in %.1f s", level.label, base.size, base.size, seconds)
+            with _SHARED_LOCK:
+                _SHARED[shared_key] = compiled_function
+        return lambda state, key, komi: compiled_function(leaves, state, key, komi)
 
     def run(self, config: GoConfig, index: int, state: GoState, key=None) -> tuple[int, float]:
         """``(action, seconds)``: level ``index`` on ``state`` (compiled first if needed; not timed)."""
