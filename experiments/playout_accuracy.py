@@ -50,6 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import append_rows, provenance
 
+import gojax
 from gojax import GoConfig, GoState, from_gtp, sgf
 from gojax.arena import GTPClient, gnugo_command
 from gojax.playouts import run_playouts
@@ -154,14 +155,6 @@ def _judged(
     return [cache[key(path, move)] for path, move, _ in positions]
 
 
-def _colours(state: GoState, points: int) -> np.ndarray:
-    """``int[P]``: 1 black, 2 white, 0 empty."""
-    words = np.asarray(state.stones, np.uint32)  # [2, W]
-    index = np.arange(points)
-    bits = [(words[c][index >> 5] >> (index & 31)) & 1 for c in range(2)]
-    return bits[0] + 2 * bits[1]
-
-
 def measure(config: GoConfig, policy: str, starts: GoState, playouts: int, seed: int) -> np.ndarray:
     """``float[K, P]``: the share of ``playouts`` playouts from each start whose final owner of each
     point is black."""
@@ -189,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     positions = _positions(records, args.moves)
     stones = _judged(positions, config, Path(args.cache), args.level)
     starts = jax.tree.map(lambda *x: jnp.stack(x), *(state for _, _, state in positions))
-    colours = [_colours(state, config.num_points) for _, _, state in positions]
+    colours = [np.asarray(gojax.board(config, state)).reshape(-1) for _, _, state in positions]
     common = provenance("playout_accuracy.py", argv)
     rows = []
     for policy in args.policies:

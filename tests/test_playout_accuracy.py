@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import SGF_DATA, experiment_module, gnugo_client
 
+import gojax
 from gojax import GoConfig, from_gtp
 
 CONFIG = GoConfig(size=19, komi=7.5)
@@ -50,7 +51,7 @@ def test_gnugo_judges_stones_of_a_real_game(script, gnugo):
     assert [(path, move) for path, move, _ in positions] == [(record, 100)]
     state = positions[0][2]
     stones = script.judge(gnugo, CONFIG, record, 100)
-    colour = script._colours(state, CONFIG.num_points)
+    colour = np.asarray(gojax.board(CONFIG, state)).reshape(-1)
     alive, dead = set(stones["alive"]), set(stones["dead"])
     assert alive and not alive & dead
     assert all(colour[p] in (1, 2) for p in alive | dead)  # GNU Go's board is gojax's board
@@ -58,6 +59,11 @@ def test_gnugo_judges_stones_of_a_real_game(script, gnugo):
     first = min(alive)
     dragon = [from_gtp(CONFIG, v) for v in gnugo.send(f"dragon_stones {script_vertex(first)}").split()]
     assert first in dragon and len({int(colour[p]) for p in dragon}) == 1
+    # Every stone of a dragon GNU Go calls alive (dead) is judged alive (dead), not only its head.
+    for head, status in script.parse_dragons(CONFIG, gnugo.send("dragon_status")).items():
+        if status in stones:
+            whole = {from_gtp(CONFIG, v) for v in gnugo.send(f"dragon_stones {head}").split()}
+            assert whole <= set(stones[status]), (head, status)
     # Playouts that end with black owning every point keep every black stone and take every white one.
     owned = np.ones(CONFIG.num_points)
     shares = script.agreement(colour, owned, stones)
@@ -68,6 +74,4 @@ def test_gnugo_judges_stones_of_a_real_game(script, gnugo):
 
 def script_vertex(point: int) -> str:
     """The GTP vertex of a 19x19 point."""
-    from gojax import to_gtp
-
-    return to_gtp(CONFIG, point)
+    return gojax.to_gtp(CONFIG, point)
